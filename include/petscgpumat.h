@@ -1,0 +1,61 @@
+#pragma once
+
+#include <petscmat.h>
+
+/* SUBMANSEC = Mat */
+
+/*J
+   MatType names of petscgpumat: GPU sparse-matrix types built on published SpMV formats.
+
+   Each seq type is a `MATSEQAIJ` subclass (its name begins with "seqaij", so `MatSetType()` on an assembled
+   `MATSEQAIJ` converts it in place and PETSc's factorizations still find the host matrix); users type the
+   root names (`-mat_type ellrcuda`), which pick the seq or MPI type from the communicator size.
+
+   Level: beginner
+
+.seealso: [](ch_matrices), `Mat`, `MatType`, `MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`
+J*/
+#define MATELLRCUDA     "ellrcuda"
+#define MATSEQELLRCUDA  "seqaijellrcuda"
+#define MATMPIELLRCUDA  "mpiaijellrcuda"
+#define MATCMRSCUDA     "cmrscuda"
+#define MATSEQCMRSCUDA  "seqaijcmrscuda"
+#define MATMPICMRSCUDA  "mpiaijcmrscuda"
+#define MATRGCSRCUDA    "rgcsrcuda"
+#define MATSEQRGCSRCUDA "seqaijrgcsrcuda"
+#define MATMPIRGCSRCUDA "mpiaijrgcsrcuda"
+
+PETSC_EXTERN PetscErrorCode PetscGPUMatInitializePackage(void);
+PETSC_EXTERN PetscErrorCode PetscGPUMatFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscGPUMatDeviceAvailable(PetscBool *, char[], size_t);
+
+/*S
+   MatGPUMatInfo - What a petscgpumat matrix stores on the device, as reported by `MatGPUMatGetInfo()`
+
+   Level: intermediate
+
+.seealso: `MatGPUMatGetInfo()`, `MATSEQELLRCUDA`
+S*/
+typedef struct {
+  PetscInt   rows, cols;    /* local sizes */
+  PetscCount nnz;           /* nonzeros of the host AIJ matrix (explicit zeros included) */
+  PetscCount stored;        /* entries the device format stores, padding included */
+  PetscCount index_count;   /* integers the format stores besides one column index per entry (row lengths, pointers) */
+  size_t     device_bytes;  /* device memory held by the format */
+  size_t     csr_bytes;     /* what the same matrix needs as 32-bit-index CSR on the device, for comparison */
+  PetscBool  device_valid;  /* the device copy exists and matches the host values */
+  PetscBool  bound_to_cpu;  /* MatBindToCPU() is in effect */
+} MatGPUMatInfo;
+
+PETSC_EXTERN PetscErrorCode MatGPUMatGetInfo(Mat, MatGPUMatInfo *);
+
+/* ELLPACK-R (Vazquez, Fernandez, Garzon 2010) with the ELLR-T extension (T threads per row) */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetThreadsPerRow(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatELLRCUDAGetThreadsPerRow(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatELLRCUDAGetMaxFill(Mat, PetscReal *);
+
+/* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
+PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

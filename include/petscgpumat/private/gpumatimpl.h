@@ -1,0 +1,71 @@
+#pragma once
+
+/*
+  The shared base of petscgpumat's GPU matrix types.
+
+  A petscgpumat matrix is a MATSEQAIJ whose host CSR arrays stay the master copy. A format (ELLPACK-R, CMRS,
+  RgCSR) describes itself with a MatGPUFormat table; the base does everything the formats do alike:
+  conversion to and from AIJ, saving and chaining the host (SeqAIJ) ops, deciding when the device copy is
+  stale (object state) and whether the structure or only the values must be sent again (nonzero state),
+  vector access, logging, MatView, options and the fall-back to the host.
+*/
+
+#include <petscgpumat.h>
+#include <petsc/private/matimpl.h>
+
+/* exported by libpetsc (PETSC_EXTERN) but declared only in its private aij.h, which is not installed */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
+
+typedef struct _MatGPUFormat MatGPUFormat;
+
+/* What a device-side product needs; the base prepares it, the format launches its kernel. */
+typedef struct {
+  void             *stream; /* cudaStream_t of the current PetscDeviceContext */
+  const PetscScalar *x;     /* device input vector */
+  const PetscScalar *y;     /* device vector added to the product (NULL: none); may alias z */
+  PetscScalar       *z;     /* device output */
+} MatGPUMultArgs;
+
+struct _MatGPUFormat {
+  const char *name;    /* "ELLPACK-R": printed by MatView */
+  const char *seqtype; /* MATSEQELLRCUDA */
+  const char *title;   /* heading of the options in -help */
+
+  PetscErrorCode (*create)(Mat);                                         /* allocate the format's data with default parameters */
+  PetscErrorCode (*destroy)(Mat);                                        /* free the format's data (device memory is already freed) */
+  PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
+  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);             /* inside the base's PetscOptionsHeadBegin/End */
+  PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */
+  PetscErrorCode (*build)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* (re)build the device structure from host CSR */
+  PetscErrorCode (*copyvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* same pattern, new values */
+  PetscErrorCode (*freedevice)(Mat);                                     /* free every device allocation; safe on partial builds */
+  PetscErrorCode (*mult)(Mat, const MatGPUMultArgs *);                   /* z = A x (+ y) */
+  PetscErrorCode (*multtranspose)(Mat, const MatGPUMultArgs *);          /* z += A^T x (the base initializes z) */
+  PetscErrorCode (*getinfo)(Mat, MatGPUMatInfo *);                       /* stored entries, index count, device bytes */
+};
+
+/* A->spptr of every petscgpumat matrix */
+typedef struct {
+  const MatGPUFormat *format;
+  void               *data;         /* the format's own struct */
+  struct _MatOps      hostops;      /* the SeqAIJ ops this matrix had before conversion: chained to and restored */
+  PetscObjectState    state;        /* object state the device values match */
+  PetscObjectState    nonzerostate; /* nonzero state the device structure matches */
+  PetscBool           built;        /* the device structure exists */
+  PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
+  PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
+  PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
+} Mat_GPUMat;
+
+PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
+
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat, const MatGPUFormat *, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatInvalidateStructure(Mat);
+PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
+PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);

@@ -1,0 +1,111 @@
+# petscgpumat: GPU sparse-matrix types for PETSc (ELLPACK-R, CMRS, RgCSR)
+#
+#   make            build lib/libpetscgpumat.so (provides a CUDA PETSc first: config/petsc.sh)
+#   make demo       the main job: KSP solve of a built-in Laplacian comparing the matrix types
+#   make check      all tests (GPU tests are skipped, with the reason, where there is no GPU)
+#   make bench      a short SpMV benchmark
+#   make install PREFIX=/path   library, headers and petscgpumat.pc
+#   make device-pack            the archive the GPU machine needs (.device/petscgpumat-device.tar.xz)
+#   make clean
+#
+# Variables: PETSC_DIR/PETSC_ARCH (an existing CUDA PETSc), CUDA_ARCH (default 90), PETSC_CONFIG_FLAGS
+# (passed to config/petsc.sh, e.g. --precision=single), BUILD (default build).
+
+CUDA_ARCH          ?= 90
+BUILD              ?= build
+PETSC_CONFIG_FLAGS ?=
+PREFIX             ?= /usr/local
+ROOT               := $(abspath .)
+
+NEEDS_PETSC := $(filter-out clean help,$(or $(MAKECMDGOALS),all))
+ifneq ($(NEEDS_PETSC),)
+  ifeq ($(PETSC_DIR),)
+    PETSC_DIR := $(shell $(ROOT)/config/petsc.sh --print=dir --cuda-arch=$(CUDA_ARCH) $(PETSC_CONFIG_FLAGS))
+    PETSC_ARCH :=
+    ifeq ($(PETSC_DIR),)
+      $(error config/petsc.sh could not provide a CUDA PETSc (see its messages above))
+    endif
+  endif
+  PETSC_CONF := $(PETSC_DIR)/$(PETSC_ARCH)/lib/petsc/conf
+  include $(PETSC_CONF)/petscvariables
+  PETSC_LIBDIR := $(PETSC_DIR)/$(PETSC_ARCH)/lib
+endif
+export PETSC_DIR PETSC_ARCH
+
+CC       = $(PCC)
+WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+CPPFLAGS = -I$(ROOT)/include $(PETSC_CC_INCLUDES)
+CFLAGS   = $(CC_FLAGS) $(WARN)
+NVCC     = $(CUDAC)
+NVFLAGS  = $(filter-out -arch=%,$(CUDAC_FLAGS)) -arch=sm_$(CUDA_ARCH) -Xcompiler -Wall $(CPPFLAGS)
+LIBNAME  = $(ROOT)/lib/libpetscgpumat.so
+LIBDEPS  = -Wl,-rpath,$(PETSC_LIBDIR) -L$(PETSC_LIBDIR) -lpetsc -L$(CUDA_HOME_DIR)/lib64 -lcudart -lz
+CUDA_HOME_DIR = $(patsubst %/bin/nvcc,%,$(CUDAC))
+# executables: our library (rpath to lib/), PETSc and its externals
+EXELIBS  = -Wl,-rpath,$(ROOT)/lib -L$(ROOT)/lib -lpetscgpumat $(PETSC_WITH_EXTERNAL_LIB) -lz
+
+LIB_C    := $(shell find src -name '*.c' | sort)
+LIB_CU   := $(shell find src -name '*.cu' | sort)
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
+HEADERS  := $(shell find include tests/common -name "*.h")
+TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
+EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
+
+.PHONY: all lib tests examples check demo bench install clean help device-pack
+.DEFAULT_GOAL := all
+
+all: lib tests examples
+lib: $(LIBNAME)
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(LIBNAME): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(LIB_OBJS) $(LIBDEPS)
+
+$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBNAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $< -o $@ $(EXELIBS)
+
+$(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBNAME)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $< -o $@ $(EXELIBS)
+
+tests: $(TESTS)
+examples: $(EXAMPLES)
+
+# the tests: CPU tests always; GPU tests only where a GPU answers (otherwise skipped with the reason)
+check: all
+	@BUILD=$(BUILD) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) $(ROOT)/tests/run.sh
+
+# the main job: a KSP solve of a built-in 3-D Laplacian with every type (GPU types need a GPU)
+DEMO_ARGS ?= -n 48
+demo: examples
+	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,ellrcuda $(DEMO_ARGS)
+
+BENCH_ARGS ?=
+bench: examples
+	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/bench_spmv $(BENCH_ARGS)
+
+install: lib
+	install -d $(PREFIX)/lib $(PREFIX)/include/petscgpumat/private $(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIBNAME) $(PREFIX)/lib/
+	install -m 644 include/petscgpumat.h $(PREFIX)/include/
+	install -m 644 include/petscgpumat/private/*.h $(PREFIX)/include/petscgpumat/private/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_LIBDIR@|$(PETSC_LIBDIR)|g' config/petscgpumat.pc.in > $(PREFIX)/lib/pkgconfig/petscgpumat.pc
+	@echo "installed in $(PREFIX); use: -dll_append $(PREFIX)/lib/libpetscgpumat.so -mat_type ellrcuda"
+
+device-pack: all
+	@$(ROOT)/tools/device-pack.sh
+
+clean:
+	rm -rf $(BUILD) lib
+
+help:
+	@sed -n '2,14p' makefile | sed 's/^# \{0,1\}//'

@@ -1,0 +1,425 @@
+/*
+  The SeqAIJ subclass shared by every petscgpumat format: conversion, op tables, options, view, destroy.
+  The device side (when to upload, vector access, the products) is in gpumat_mult.c.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+
+#define GPUMAT_MAX_FORMATS 8
+
+/* The formats registered by PetscGPUMatInitializePackage(), so that conversions between them can be composed. */
+static const MatGPUFormat *registered_formats[GPUMAT_MAX_FORMATS];
+static const char         *registered_roots[GPUMAT_MAX_FORMATS];
+static PetscInt            n_registered_formats;
+
+/* Other GPU types a petscgpumat matrix converts to through MATSEQAIJ (PETSc's own converters start from seqaij) */
+static const char *const via_seqaij_targets[] = {"seqaijcusparse", "aijcusparse", "seqsellcuda", "sellcuda", "seqsell", "sell"};
+
+PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultAdd_GPUMat(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTranspose_GPUMat(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatMultTransposeAdd_GPUMat(Mat, Vec, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
+
+static PetscErrorCode MatDestroy_GPUMat(Mat);
+static PetscErrorCode MatDuplicate_GPUMat(Mat, MatDuplicateOption, Mat *);
+static PetscErrorCode MatAssemblyEnd_GPUMat(Mat, MatAssemblyType);
+static PetscErrorCode MatSetFromOptions_GPUMat(Mat, PetscOptionItems *);
+static PetscErrorCode MatBindToCPU_GPUMat(Mat, PetscBool);
+static PetscErrorCode MatView_GPUMat(Mat, PetscViewer);
+static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatConvert_SeqAIJ_GPUMatByName(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat, MatGPUMatInfo *);
+
+PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCode (*create)(Mat))
+{
+  char root[64];
+
+  PetscFunctionBegin;
+  for (PetscInt f = 0; f < n_registered_formats; f++)
+    if (registered_formats[f] == format) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(n_registered_formats < GPUMAT_MAX_FORMATS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Too many petscgpumat formats");
+  PetscCall(PetscStrncpy(root, format->seqtype + 6, sizeof(root))); /* "seqaijellrcuda" -> "ellrcuda" */
+  registered_formats[n_registered_formats] = format;
+  PetscCall(PetscStrallocpy(root, (char **)&registered_roots[n_registered_formats]));
+  n_registered_formats++;
+  PetscCall(MatRegister(format->seqtype, create));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void)
+{
+  PetscFunctionBegin;
+  for (PetscInt f = 0; f < n_registered_formats; f++) PetscCall(PetscFree(registered_roots[f]));
+  n_registered_formats = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **format)
+{
+  PetscBool match;
+
+  PetscFunctionBegin;
+  *format = NULL;
+  for (PetscInt f = 0; f < n_registered_formats && !*format; f++) {
+    PetscCall(PetscStrcmp(type, registered_formats[f]->seqtype, &match));
+    if (!match) PetscCall(PetscStrcmp(type, registered_roots[f], &match));
+    if (match) *format = registered_formats[f];
+  }
+  PetscCheck(*format, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s is not a petscgpumat type", type);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Compose (fn != NULL) or remove (fn == NULL) "MatConvert_<from>_<to>_C" on A */
+static PetscErrorCode MatGPUMatComposeConvert(Mat A, const char from[], const char to[], PetscErrorCode (*fn)(Mat, MatType, MatReuse, Mat *))
+{
+  char name[256];
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "MatConvert_%s_%s_C", from, to));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, name, fn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every function the base composes on a matrix of `format`; compose=PETSC_FALSE removes them. */
+static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool compose)
+{
+  const char *self = format->seqtype;
+
+  PetscFunctionBegin;
+  /* MatConvert() looks for a converter from seqaij on a new matrix of the target type (search step 2), under
+     the full type name and, when the user names the root type, under "seqaij_<root>" */
+  PetscCall(MatGPUMatComposeConvert(A, "seqaij", self, compose ? MatConvert_SeqAIJ_GPUMatByName : NULL));
+  PetscCall(MatGPUMatComposeConvert(A, "seqaij", self + 6, compose ? MatConvert_SeqAIJ_GPUMatByName : NULL));
+  PetscCall(MatGPUMatComposeConvert(A, self, "seqaij", compose ? MatConvert_GPUMat_SeqAIJ : NULL));
+  for (PetscInt f = 0; f < n_registered_formats; f++) {
+    if (registered_formats[f] == format) continue;
+    PetscCall(MatGPUMatComposeConvert(A, self, registered_formats[f]->seqtype, compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
+    PetscCall(MatGPUMatComposeConvert(A, self, registered_roots[f], compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
+  }
+  for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(via_seqaij_targets); t++) PetscCall(MatGPUMatComposeConvert(A, self, via_seqaij_targets[t], compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_GPUMat : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Put our function in slot `op` unless it is there; remember what was there as the host op. */
+#define GPUMAT_OVERRIDE(A, g, op, fn) \
+  do { \
+    if ((A)->ops->op != (fn)) { \
+      (g)->hostops.op = (A)->ops->op; \
+      (A)->ops->op    = (fn); \
+    } \
+  } while (0)
+/* Give slot `op` back to the host op (bound to the CPU); a parent's newer op there becomes the host op. */
+#define GPUMAT_RESTORE(A, g, op, fn) \
+  do { \
+    if ((A)->ops->op == (fn)) (A)->ops->op = (g)->hostops.op; \
+    else (g)->hostops.op = (A)->ops->op; \
+  } while (0)
+
+/*
+  Install our ops, or the host ones for the compute slots when bound to the CPU. Called at conversion and
+  after every chained parent call, because SeqAIJ may rewrite slots of its own (e.g. in MatAssemblyEnd).
+*/
+static PetscErrorCode MatGPUMatInstallOps(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  GPUMAT_OVERRIDE(A, g, destroy, MatDestroy_GPUMat);
+  GPUMAT_OVERRIDE(A, g, duplicate, MatDuplicate_GPUMat);
+  GPUMAT_OVERRIDE(A, g, assemblyend, MatAssemblyEnd_GPUMat);
+  GPUMAT_OVERRIDE(A, g, setfromoptions, MatSetFromOptions_GPUMat);
+  GPUMAT_OVERRIDE(A, g, bindtocpu, MatBindToCPU_GPUMat);
+  GPUMAT_OVERRIDE(A, g, view, MatView_GPUMat);
+  if (A->boundtocpu) {
+    GPUMAT_RESTORE(A, g, mult, MatMult_GPUMat);
+    GPUMAT_RESTORE(A, g, multadd, MatMultAdd_GPUMat);
+    GPUMAT_RESTORE(A, g, multtranspose, MatMultTranspose_GPUMat);
+    GPUMAT_RESTORE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
+    GPUMAT_RESTORE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
+    GPUMAT_RESTORE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
+  } else {
+    GPUMAT_OVERRIDE(A, g, mult, MatMult_GPUMat);
+    GPUMAT_OVERRIDE(A, g, multadd, MatMultAdd_GPUMat);
+    GPUMAT_OVERRIDE(A, g, multtranspose, MatMultTranspose_GPUMat);
+    GPUMAT_OVERRIDE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
+    /* real scalars only (checked at conversion): the Hermitian transpose is the transpose */
+    GPUMAT_OVERRIDE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
+    GPUMAT_OVERRIDE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Undo MatGPUMatInstallOps(): every slot we own goes back to the host op. */
+static PetscErrorCode MatGPUMatUninstallOps(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  GPUMAT_RESTORE(A, g, destroy, MatDestroy_GPUMat);
+  GPUMAT_RESTORE(A, g, duplicate, MatDuplicate_GPUMat);
+  GPUMAT_RESTORE(A, g, assemblyend, MatAssemblyEnd_GPUMat);
+  GPUMAT_RESTORE(A, g, setfromoptions, MatSetFromOptions_GPUMat);
+  GPUMAT_RESTORE(A, g, bindtocpu, MatBindToCPU_GPUMat);
+  GPUMAT_RESTORE(A, g, view, MatView_GPUMat);
+  GPUMAT_RESTORE(A, g, mult, MatMult_GPUMat);
+  GPUMAT_RESTORE(A, g, multadd, MatMultAdd_GPUMat);
+  GPUMAT_RESTORE(A, g, multtranspose, MatMultTranspose_GPUMat);
+  GPUMAT_RESTORE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
+  GPUMAT_RESTORE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
+  GPUMAT_RESTORE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetDefaultVecType_Private(Mat A, VecType type)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(A->defaultvectype));
+  PetscCall(PetscStrallocpy(type, &A->defaultvectype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Make the SeqAIJ matrix A (or a copy of it) a petscgpumat matrix of `format`. Idempotent: a matrix already
+  of this format is left alone (MatDuplicate_SeqAIJ creates the copy with our type before copying data).
+*/
+PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatReuse reuse, Mat *newmat)
+{
+  Mat         B;
+  Mat_GPUMat *g;
+
+  PetscFunctionBegin;
+  PetscCheck(!PetscDefined(USE_COMPLEX), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s supports real scalars only (this PETSc was configured with complex scalars)", format->name);
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+  B = *newmat;
+  if (B->spptr) {
+    g = (Mat_GPUMat *)B->spptr;
+    PetscCheck(g->format == format, PetscObjectComm((PetscObject)B), PETSC_ERR_PLIB, "Matrix already carries another petscgpumat format");
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscNew(&g));
+  g->format    = format;
+  g->hostops   = *B->ops;
+  B->spptr     = g;
+  B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscCall(format->create(B));
+  PetscCall(MatSetDefaultVecType_Private(B, VECCUDA));
+  PetscCall(MatGPUMatInstallOps(B));
+  PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_SeqAIJ_GPUMatByName(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  const MatGPUFormat *format;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatFindFormat(type, &format));
+  PetscCall(MatConvert_SeqAIJ_GPUMat(A, format, reuse, newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Strip everything petscgpumat added: the result is a plain MATSEQAIJ with the same host arrays. */
+static PetscErrorCode MatGPUMatStrip_Private(Mat B)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)B->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatFreeDevice_Private(B));
+  PetscCall(g->format->destroy(B));
+  PetscCall(MatGPUMatComposeAll(B, g->format, PETSC_FALSE));
+  PetscCall(MatGPUMatUninstallOps(B));
+  PetscCall(PetscFree(B->spptr));
+  B->offloadmask = PETSC_OFFLOAD_CPU;
+  PetscCall(MatSetDefaultVecType_Private(B, VECSTANDARD));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
+  PetscCall(MatGPUMatStrip_Private(*newmat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* To another GPU type: through MATSEQAIJ, whose converters PETSc and petscgpumat provide */
+static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  B = A;
+  PetscCall(MatConvert_GPUMat_SeqAIJ(A, MATSEQAIJ, reuse, &B));
+  PetscCall(MatConvert(B, type, MAT_INPLACE_MATRIX, &B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_GPUMat(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  PetscErrorCode (*hostdestroy)(Mat);
+
+  PetscFunctionBegin;
+  if (!g) PetscFunctionReturn(PETSC_SUCCESS);
+  hostdestroy = g->hostops.destroy;
+  PetscCall(MatGPUMatStrip_Private(A));
+  PetscCall((*hostdestroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_GPUMat(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  /* MatDuplicate_SeqAIJ creates *B with our type name, so *B arrives converted with default parameters */
+  PetscCall((*g->hostops.duplicate)(A, op, B));
+  PetscCall(MatConvert_SeqAIJ_GPUMat(*B, g->format, MAT_INPLACE_MATRIX, B));
+  PetscCall(g->format->copyparameters(A, *B));
+  if (A->boundtocpu) PetscCall(MatBindToCPU(*B, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_GPUMat(Mat A, MatAssemblyType type)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  /* the device copy is rebuilt lazily at the next GPU operation; the object state tells it is stale */
+  PetscCall((*g->hostops.assemblyend)(A, type));
+  PetscCall(MatGPUMatInstallOps(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatBindToCPU_GPUMat(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  A->boundtocpu = flg;
+  PetscCall(MatGPUMatInstallOps(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (g->hostops.setfromoptions) PetscCall((*g->hostops.setfromoptions)(A, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
+  PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
+  PetscOptionsHeadEnd();
+  PetscCall(MatGPUMatInstallOps(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat A, MatGPUMatInfo *info)
+{
+  Mat_GPUMat     *g = (Mat_GPUMat *)A->spptr;
+  const PetscInt *ai;
+  PetscInt        m;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  PetscCall(MatGetLocalSize(A, &m, &info->cols));
+  info->rows = m;
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+  info->nnz          = m ? ai[m] : 0;
+  info->csr_bytes    = (size_t)(m + 1) * sizeof(int) + (size_t)info->nnz * (sizeof(int) + sizeof(PetscScalar));
+  info->bound_to_cpu = A->boundtocpu;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  info->device_valid = (PetscBool)(g->built && !g->rebuild && g->state == state && g->nonzerostate == A->nonzerostate);
+  PetscCall(g->format->getinfo(A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
+{
+  Mat_GPUMat       *g = (Mat_GPUMat *)A->spptr;
+  PetscBool         isascii;
+  PetscViewerFormat fmt;
+  MatGPUMatInfo     info;
+
+  PetscFunctionBegin;
+  if (g->hostops.view) PetscCall((*g->hostops.view)(A, viewer));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &fmt));
+  if (fmt != PETSC_VIEWER_ASCII_INFO && fmt != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatGetInfo_GPUMat(A, &info));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s GPU storage:\n", g->format->name));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  PetscCall(g->format->view(A, viewer));
+  if (g->built) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "stored entries %" PetscCount_FMT " for %" PetscCount_FMT " nonzeros (fill %.3f, padding %.1f%% of nnz)\n", info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0,
+                                     info.nnz ? 100.0 * (double)(info.stored - info.nnz) / (double)info.nnz : 0.0));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "device memory %zu bytes (32-bit CSR would need %zu bytes: ratio %.3f)\n", info.device_bytes, info.csr_bytes, info.csr_bytes ? (double)info.device_bytes / (double)info.csr_bytes : 0.0));
+  } else PetscCall(PetscViewerASCIIPrintf(viewer, "device copy not built yet (it is built at the first GPU product)\n"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", info.device_valid ? "up to date" : "stale or absent", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Format data of A, checking that A is of `format` */
+PetscErrorCode MatGPUMatGetData(Mat A, const MatGPUFormat *format, void *data)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCheck(g && g->format == format, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s", ((PetscObject)A)->type_name, format->seqtype);
+  *(void **)data = g->data;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A structural parameter changed: the next GPU operation rebuilds the device structure. */
+PetscErrorCode MatGPUMatInvalidateStructure(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  g->rebuild = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUMatGetInfo - What a petscgpumat matrix stores on the device: stored entries (padding included),
+  device bytes, and the bytes 32-bit CSR would need
+
+  Not Collective
+
+  Input Parameter:
+. A - a matrix of a petscgpumat type (`MATSEQELLRCUDA`, ...)
+
+  Output Parameter:
+. info - the sizes, see `MatGPUMatInfo`
+
+  Level: intermediate
+
+  Note:
+  The stored entries and device bytes are those of the last device build; before the first GPU product
+  they are computed from the host matrix without building anything.
+
+.seealso: `MatGPUMatInfo`, `MATSEQELLRCUDA`, `MatView()`
+@*/
+PetscErrorCode MatGPUMatGetInfo(Mat A, MatGPUMatInfo *info)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(info, 2);
+  PetscUseMethod(A, "MatGPUMatGetInfo_C", (Mat, MatGPUMatInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

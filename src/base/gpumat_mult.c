@@ -1,0 +1,264 @@
+/*
+  The device side of the shared base: keeping the device copy current, device memory, vector access,
+  and the four products (the formats only launch kernels).
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice_cuda.h>
+
+PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
+
+PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMalloc(ptr, bytes);
+  if (err == cudaErrorMemoryAllocation) {
+    size_t avail = 0, total = 0;
+
+    (void)cudaGetLastError(); /* clear the sticky-free error so later calls work */
+    *ptr = NULL;
+    (void)cudaMemGetInfo(&avail, &total);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory (%zu of %zu free). The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes, avail, total);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatDeviceFree(void **ptr)
+{
+  PetscFunctionBegin;
+  if (*ptr) PetscCallCUDA(cudaFree(*ptr));
+  *ptr = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Fail early, with the sizes, when a build would not fit in the free device memory. */
+PetscErrorCode MatGPUMatCheckDeviceMemory(Mat A, size_t bytes, const char *what)
+{
+  size_t avail = 0, total = 0;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMemGetInfo(&avail, &total));
+  PetscCheck(bytes <= avail, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s needs %zu bytes of device memory, only %zu of %zu are free. The matrix stays usable on the host: MatBindToCPU() or a host type", what, bytes, avail, total);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (g->format->freedevice) PetscCall(g->format->freedevice(A));
+  g->built       = PETSC_FALSE;
+  A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Make the device copy match the host AIJ matrix: nothing if the object state is the one we uploaded,
+  values only if the nonzero pattern (nonzero state) and the format's parameters are unchanged,
+  otherwise a full rebuild. A failed build leaves no device memory behind and the host matrix intact.
+*/
+PetscErrorCode MatGPUMatSyncDevice(Mat A)
+{
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  PetscObjectState state;
+  const PetscInt  *ai, *aj;
+  PetscScalar     *aa;
+  PetscMemType     mtype;
+  PetscInt         m = A->rmap->n;
+  PetscBool        same_structure, host_changed;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  same_structure = (PetscBool)(g->built && !g->rebuild && g->nonzerostate == A->nonzerostate);
+  host_changed   = (PetscBool)(state != g->state || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED);
+  if (same_structure && !host_changed) PetscFunctionReturn(PETSC_SUCCESS);
+
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
+  if (same_structure) {
+    PetscCall(PetscLogEventBegin(MAT_GPUMatCopyValues, A, 0, 0, 0));
+    PetscCall(g->format->copyvalues(A, ai, aj, aa));
+    PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0));
+  } else {
+    PetscErrorCode ierr;
+
+    PetscCall(MatGPUMatFreeDevice_Private(A));
+    PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
+    ierr = g->format->build(A, ai, aj, aa);
+    if (ierr) PetscCall(MatGPUMatFreeDevice_Private(A)); /* nothing half-built stays on the device */
+    PetscCall(ierr);
+    PetscCall(PetscLogEventEnd(MAT_GPUMatBuild, A, 0, 0, 0));
+    g->nzrows = 0;
+    for (PetscInt i = 0; i < m; i++) g->nzrows += (ai[i + 1] > ai[i]);
+    g->nnz          = m ? ai[m] : 0;
+    g->built        = PETSC_TRUE;
+    g->rebuild      = PETSC_FALSE;
+    g->nonzerostate = A->nonzerostate;
+  }
+  g->state       = state;
+  A->offloadmask = PETSC_OFFLOAD_BOTH;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
+{
+  PetscBool iscuda, bound;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(VecBoundToCPU(v, &bound));
+  *ondevice = (PetscBool)(iscuda && !bound);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatHostProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, PetscBool trans)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscInfo(A, "Host vectors (%s): product on the host\n", ((PetscObject)xx)->type_name));
+  if (!trans) {
+    if (yy) PetscCall((*g->hostops.multadd)(A, xx, yy, zz));
+    else PetscCall((*g->hostops.mult)(A, xx, zz));
+  } else {
+    if (yy) PetscCall((*g->hostops.multtransposeadd)(A, xx, yy, zz));
+    else PetscCall((*g->hostops.multtranspose)(A, xx, zz));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  z = op(A) x (+ y) on the device. op(A) = A or A^T. Vectors that are not CUDA vectors (PETSc's optimized
+  build does not check this) take the host path instead of being misread as device pointers.
+*/
+static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, PetscBool trans)
+{
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  PetscBool          xdev, ydev = PETSC_TRUE, zdev;
+  MatGPUMultArgs     args;
+  PetscDeviceContext dctx;
+  PetscMemType       mt;
+  void              *handle;
+  PetscInt           nout = trans ? A->cmap->n : A->rmap->n;
+
+  PetscFunctionBegin;
+  PetscCall(VecIsOnDevice_Private(xx, &xdev));
+  PetscCall(VecIsOnDevice_Private(zz, &zdev));
+  if (yy) PetscCall(VecIsOnDevice_Private(yy, &ydev));
+  if (!xdev || !ydev || !zdev) {
+    PetscCall(MatGPUMatHostProduct_Private(A, xx, yy, zz, trans));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  args.stream = handle ? *(cudaStream_t *)handle : NULL;
+  PetscCall(VecGetArrayReadAndMemType(xx, &args.x, &mt));
+  if (yy == zz) {
+    PetscCall(VecGetArrayAndMemType(zz, &args.z, &mt));
+    args.y = args.z;
+  } else {
+    args.y = NULL;
+    if (yy) PetscCall(VecGetArrayReadAndMemType(yy, &args.y, &mt));
+    PetscCall(VecGetArrayWriteAndMemType(zz, &args.z, &mt));
+  }
+  PetscCall(PetscLogGpuTimeBegin());
+  if (!trans) {
+    if (nout) PetscCall(g->format->mult(A, &args));
+  } else if (nout) {
+    /* z = y, or 0, then the format scatters A^T x into it */
+    if (!args.y) PetscCallCUDA(cudaMemsetAsync(args.z, 0, (size_t)nout * sizeof(PetscScalar), (cudaStream_t)args.stream));
+    else if (args.y != args.z) PetscCallCUDA(cudaMemcpyAsync(args.z, args.y, (size_t)nout * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, (cudaStream_t)args.stream));
+    if (A->rmap->n) PetscCall(g->format->multtranspose(A, &args));
+  }
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecRestoreArrayReadAndMemType(xx, &args.x));
+  if (yy == zz) PetscCall(VecRestoreArrayAndMemType(zz, &args.z));
+  else {
+    if (yy) PetscCall(VecRestoreArrayReadAndMemType(yy, &args.y));
+    PetscCall(VecRestoreArrayWriteAndMemType(zz, &args.z));
+  }
+  PetscCall(PetscLogGpuFlops(yy || trans ? 2.0 * (PetscLogDouble)g->nnz : 2.0 * (PetscLogDouble)g->nnz - (PetscLogDouble)g->nzrows));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatProduct_Private(A, xx, NULL, yy, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatMultAdd_GPUMat(Mat A, Vec xx, Vec yy, Vec zz)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatProduct_Private(A, xx, yy, zz, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatMultTranspose_GPUMat(Mat A, Vec xx, Vec yy)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatProduct_Private(A, xx, NULL, yy, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatMultTransposeAdd_GPUMat(Mat A, Vec xx, Vec yy, Vec zz)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatProduct_Private(A, xx, yy, zz, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscGPUMatDeviceAvailable - Whether a usable CUDA device is present, and if not, why
+
+  Not Collective
+
+  Input Parameter:
+. len - size of `reason`
+
+  Output Parameters:
++ avail  - `PETSC_TRUE` if a CUDA device can be used
+- reason - when not available, a one-line reason (may be `NULL`)
+
+  Level: beginner
+
+  Note:
+  Does not initialize PETSc's device; safe to call on machines without an NVIDIA driver, where the
+  GPU types cannot run but their host-side parts (conversion, layouts, `MatBindToCPU()`) can.
+
+.seealso: `PetscGPUMatInitializePackage()`, `MATSEQELLRCUDA`
+@*/
+PetscErrorCode PetscGPUMatDeviceAvailable(PetscBool *avail, char reason[], size_t len)
+{
+  int         count = 0;
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(avail, 1);
+  err    = cudaGetDeviceCount(&count);
+  *avail = (PetscBool)(err == cudaSuccess && count > 0);
+  if (reason && len) {
+    if (err != cudaSuccess) PetscCall(PetscSNPrintf(reason, len, "no usable CUDA device: cudaGetDeviceCount() returned %s (%s)", cudaGetErrorName(err), cudaGetErrorString(err)));
+    else if (!count) PetscCall(PetscSNPrintf(reason, len, "no CUDA device found"));
+    else reason[0] = 0;
+  }
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,59 @@
+/* Registration of the petscgpumat types, events and the dynamic-library entry point */
+#include <petscgpumat/private/gpumatimpl.h>
+
+PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
+
+static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
+
+/*@C
+  PetscGPUMatFinalizePackage - Called by `PetscFinalize()` to reset what `PetscGPUMatInitializePackage()` did
+
+  Level: developer
+
+.seealso: `PetscGPUMatInitializePackage()`
+@*/
+PetscErrorCode PetscGPUMatFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatResetFormats_Private());
+  PetscGPUMatPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQELLRCUDA`, ...) with PETSc
+
+  Not Collective
+
+  Level: beginner
+
+  Notes:
+  Programs that link libpetscgpumat call this once after `PetscInitialize()`; calling it again does nothing.
+  Unmodified PETSc programs get the same through `-dll_append <prefix>/lib/libpetscgpumat.so`, which makes
+  PETSc call `PetscDLLibraryRegister_petscgpumat()`.
+
+  The types do not need a GPU to be created, converted or bound to the CPU; the first device product does.
+
+.seealso: `PetscGPUMatFinalizePackage()`, `MATSEQELLRCUDA`, `PetscGPUMatDeviceAvailable()`
+@*/
+PetscErrorCode PetscGPUMatInitializePackage(void)
+{
+  PetscFunctionBegin;
+  if (PetscGPUMatPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscGPUMatPackageInitialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(PetscLogEventRegister("GPUMatBuild", MAT_CLASSID, &MAT_GPUMatBuild));
+  PetscCall(PetscLogEventRegister("GPUMatCopyValues", MAT_CLASSID, &MAT_GPUMatCopyValues));
+  PetscCall(MatGPUMatRegisterELLR_Private());
+  PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Called by PETSc when libpetscgpumat.so is loaded with -dll_append or -dll_prepend */
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscgpumat(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

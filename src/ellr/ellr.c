@@ -1,0 +1,458 @@
+/* MATSEQELLRCUDA: the ELLPACK-R format as a petscgpumat format (parameters, device copy, registration) */
+#include <petscgpumat/private/ellrimpl.h>
+
+static const MatGPUFormat MatGPUFormat_ELLR;
+
+static PetscErrorCode MatELLRGetData_Private(Mat A, Mat_SeqELLRCUDA **e)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_ELLR, e));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatELLRCUDASetThreadsPerRow_ELLR(Mat A, PetscInt T)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCheck(T == 0 || T == 1 || T == 2 || T == 4 || T == 8 || T == 16 || T == 32, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ELLPACK-R threads per row %" PetscInt_FMT " must be 1, 2, 4, 8, 16, 32 (or 0: automatic)", T);
+  PetscCall(MatELLRGetData_Private(A, &e));
+  if (e->T_option != T) PetscCall(MatGPUMatInvalidateStructure(A));
+  e->T_option = T;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
+{
+  Mat_SeqELLRCUDA *e;
+  const PetscInt  *ai;
+  PetscInt         m = A->rmap->n;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  if (e->T_option) *T = e->T_option;
+  else if (!A->preallocated) *T = 0;
+  else {
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    PetscCall(MatELLRChooseThreadsPerRow(m, m ? ai[m] : 0, T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatELLRCUDASetMaxFill_ELLR(Mat A, PetscReal maxfill)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCheck(maxfill == 0 || maxfill >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "ELLPACK-R max fill %g must be >= 1 (or 0: no limit)", (double)maxfill);
+  PetscCall(MatELLRGetData_Private(A, &e));
+  e->maxfill = maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatELLRCUDAGetMaxFill_ELLR(Mat A, PetscReal *maxfill)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  *maxfill = e->maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatComposeELLR_Private(Mat A, PetscBool compose)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatELLRCUDASetThreadsPerRow_C", compose ? MatELLRCUDASetThreadsPerRow_ELLR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatELLRCUDAGetThreadsPerRow_C", compose ? MatELLRCUDAGetThreadsPerRow_ELLR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatELLRCUDASetMaxFill_C", compose ? MatELLRCUDASetMaxFill_ELLR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatELLRCUDAGetMaxFill_C", compose ? MatELLRCUDAGetMaxFill_ELLR : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCreate_ELLR(Mat A)
+{
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&e));
+  e->T_option = 0;
+  e->maxfill  = 4.0;
+  g->data     = e;
+  PetscCall(MatComposeELLR_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatDestroy_ELLR(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatComposeELLR_Private(A, PETSC_FALSE));
+  PetscCall(PetscFree(g->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyParameters_ELLR(Mat A, Mat B)
+{
+  Mat_SeqELLRCUDA *a, *b;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &a));
+  PetscCall(MatELLRGetData_Private(B, &b));
+  b->T_option = a->T_option;
+  b->maxfill  = a->maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatSetFromOptions_ELLR(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqELLRCUDA *e;
+  PetscInt         T;
+  PetscReal        maxfill;
+  PetscBool        set;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(PetscOptionsInt("-mat_ellr_threads_per_row", "Threads per row T (ELLR-T): 1, 2, 4, 8, 16, 32; 0 chooses from the mean row length", "MatELLRCUDASetThreadsPerRow", e->T_option, &T, &set));
+  if (set) PetscCall(MatELLRCUDASetThreadsPerRow(A, T));
+  PetscCall(PetscOptionsReal("-mat_ellr_max_fill", "Largest ratio of stored entries (padding included) to nonzeros; 0: no limit", "MatELLRCUDASetMaxFill", e->maxfill, &maxfill, &set));
+  if (set) PetscCall(MatELLRCUDASetMaxFill(A, maxfill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatView_ELLR(Mat A, PetscViewer viewer)
+{
+  Mat_SeqELLRCUDA *e;
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  PetscInt         T;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "threads per row T = %" PetscInt_FMT "%s, max fill %g%s\n", g->built ? e->T : T, e->T_option ? "" : " (automatic)", (double)e->maxfill, e->maxfill == 0 ? " (no limit)" : ""));
+  if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "rows %" PetscInt_FMT ", longest row %" PetscInt_FMT ", slots per row (width) %" PetscInt_FMT ", column-major with rl[] row lengths\n", e->m, e->maxlen, e->width));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatFreeDevice_ELLR(Mat A)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatGPUMatDeviceFree((void **)&e->d_rl));
+  PetscCall(MatGPUMatDeviceFree((void **)&e->d_col));
+  PetscCall(MatGPUMatDeviceFree((void **)&e->d_val));
+  e->bytes = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
+{
+  return (size_t)m * sizeof(int) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
+}
+
+static PetscErrorCode MatELLRUpload_Private(Mat A, Mat_SeqELLRCUDA *e, const MatELLRLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&e->d_rl));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(int), (void **)&e->d_col));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(PetscScalar), (void **)&e->d_val));
+  PetscCall(MatGPUMatCopyToDevice(e->d_rl, L->rl, (size_t)L->m * sizeof(int)));
+  PetscCall(MatGPUMatCopyToDevice(e->d_col, L->col, (size_t)L->stored * sizeof(int)));
+  PetscCall(MatGPUMatCopyToDevice(e->d_val, L->val, (size_t)L->stored * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqELLRCUDA *e;
+  MatELLRLayout    L;
+  PetscInt         m = A->rmap->n, T, maxlen, width;
+  PetscCount       stored, nnz = m ? ai[m] : 0;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  T = e->T_option;
+  if (!T) PetscCall(MatELLRChooseThreadsPerRow(m, nnz, &T));
+  PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, ai, T, &maxlen, &width, &stored));
+  PetscCall(MatELLRCheckFill(m, nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored), "ELLPACK-R"));
+  PetscCall(MatELLRLayoutCreate(m, A->cmap->n, ai, aj, aa, T, &L));
+  ierr = MatELLRUpload_Private(A, e, &L);
+  PetscCall(MatELLRLayoutDestroy(&L));
+  PetscCall(ierr);
+  e->T      = T;
+  e->m      = m;
+  e->width  = width;
+  e->maxlen = maxlen;
+  e->stored = stored;
+  e->bytes  = MatELLRDeviceBytes(m, stored);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqELLRCUDA *e;
+  MatELLRLayout    L;
+  PetscScalar     *val;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  (void)aj;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(PetscMemzero(&L, sizeof(L)));
+  L.m      = e->m;
+  L.T      = e->T;
+  L.width  = e->width;
+  L.stored = e->stored;
+  PetscCall(PetscMalloc1(e->stored, &val));
+  PetscCall(MatELLRLayoutFillValues(&L, ai, aa, val));
+  ierr = MatGPUMatCopyToDevice(e->d_val, val, (size_t)e->stored * sizeof(PetscScalar));
+  PetscCall(PetscFree(val));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatELLRCUDALaunchMult(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->y, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMultTranspose_ELLR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatELLRCUDALaunchMultTranspose(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatGetInfo_ELLR(Mat A, MatGPUMatInfo *info)
+{
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  if (!g->built) { /* what a build would store, without building */
+    const PetscInt *ai;
+    PetscInt        T, maxlen, width;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
+    PetscCall(MatELLRLayoutMeasure(info->rows, info->cols, ai, T, &maxlen, &width, &info->stored));
+    info->device_bytes = MatELLRDeviceBytes(info->rows, info->stored);
+  } else {
+    info->stored       = e->stored;
+    info->device_bytes = e->bytes;
+  }
+  info->index_count = info->rows; /* rl[] */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const MatGPUFormat MatGPUFormat_ELLR = {
+  "ELLPACK-R",
+  MATSEQELLRCUDA,
+  "ELLPACK-R (ELLR-T) GPU matrix options",
+  MatGPUFormatCreate_ELLR,
+  MatGPUFormatDestroy_ELLR,
+  MatGPUFormatCopyParameters_ELLR,
+  MatGPUFormatSetFromOptions_ELLR,
+  MatGPUFormatView_ELLR,
+  MatGPUFormatBuild_ELLR,
+  MatGPUFormatCopyValues_ELLR,
+  MatGPUFormatFreeDevice_ELLR,
+  MatGPUFormatMult_ELLR,
+  MatGPUFormatMultTranspose_ELLR,
+  MatGPUFormatGetInfo_ELLR,
+};
+
+/*MC
+   MATSEQELLRCUDA - MATSEQELLRCUDA = "seqaijellrcuda" - A sequential sparse matrix whose products run on an
+   NVIDIA GPU in the ELLPACK-R format of Vazquez, Fernandez and Garzon (2010), with the ELLR-T extension
+   (T threads per row).
+
+   The host `MATSEQAIJ` data stay the master copy: everything but the products runs there, and the device
+   copy is rebuilt lazily at the first product after a change (values only when the nonzero pattern is
+   unchanged). Rows are padded to the longest one, so matrices with a few long rows need much memory: the
+   padding guard refuses them with a clear error (use `MATSEQCMRSCUDA` for those).
+
+   Options Database Keys:
++  -mat_type ellrcuda - sets the type (seq or MPI from the communicator) in `MatSetFromOptions()`
+.  -mat_ellr_threads_per_row <T> - threads per row, 1, 2, 4, 8, 16 or 32; 0 (default) chooses from the mean row length
+-  -mat_ellr_max_fill <f> - largest ratio of stored entries, padding included, to nonzeros (default 4; 0: no limit)
+
+   Level: beginner
+
+   Notes:
+   `MatMult()`, `MatMultAdd()`, `MatMultTranspose()` and `MatMultTransposeAdd()` run on the GPU with `VECCUDA`
+   vectors (with host vectors they run on the host). The forward product uses no atomics and is bitwise
+   reproducible; the transpose products scatter with atomics.
+
+   References:
+   F. Vazquez, J. J. Fernandez, E. M. Garzon, A new approach for sparse matrix vector product on NVIDIA GPUs,
+   Concurrency and Computation: Practice and Experience 23 (2011) 815-826.
+
+.seealso: `MatCreateSeqAIJELLRCUDA()`, `MatELLRCUDASetThreadsPerRow()`, `MatELLRCUDASetMaxFill()`, `MATSEQAIJCUSPARSE`, `MatGPUMatGetInfo()`
+M*/
+PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(MatCreate_SeqAIJ(B));
+  PetscCall(MatConvert_SeqAIJ_GPUMat(B, &MatGPUFormat_ELLR, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_ELLR, MatCreate_SeqAIJELLRCUDA));
+  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJELLRCUDA - Creates a sequential `MATSEQELLRCUDA` matrix with AIJ preallocation
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF`
+. m    - rows
+. n    - columns
+. nz   - nonzeros per row (same for all rows), ignored if `nnz` is given
+- nnz  - nonzeros per row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: beginner
+
+.seealso: `MATSEQELLRCUDA`, `MatCreateSeqAIJ()`, `MatSeqAIJSetPreallocation()`
+@*/
+PetscErrorCode MatCreateSeqAIJELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(A, 6);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQELLRCUDA));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatELLRCUDASetThreadsPerRow - Sets the number of threads T that compute one row (ELLR-T)
+
+  Logically Collective
+
+  Input Parameters:
++ A - a `MATSEQELLRCUDA` matrix
+- T - 1, 2, 4, 8, 16 or 32; 0 chooses from the mean row length
+
+  Options Database Key:
+. -mat_ellr_threads_per_row <T> - the same
+
+  Level: intermediate
+
+  Note:
+  The layout depends on T (the lanes of a row are stored side by side), so a change rebuilds the device copy.
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetThreadsPerRow()`
+@*/
+PetscErrorCode MatELLRCUDASetThreadsPerRow(Mat A, PetscInt T)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, T, 2);
+  PetscTryMethod(A, "MatELLRCUDASetThreadsPerRow_C", (Mat, PetscInt), (A, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatELLRCUDAGetThreadsPerRow - Gets the number of threads per row in use (the automatic choice if none was set)
+
+  Not Collective
+
+  Input Parameter:
+. A - a `MATSEQELLRCUDA` matrix
+
+  Output Parameter:
+. T - threads per row
+
+  Level: intermediate
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDASetThreadsPerRow()`
+@*/
+PetscErrorCode MatELLRCUDAGetThreadsPerRow(Mat A, PetscInt *T)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(T, 2);
+  PetscUseMethod(A, "MatELLRCUDAGetThreadsPerRow_C", (Mat, PetscInt *), (A, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatELLRCUDASetMaxFill - Sets the padding guard: the largest ratio of stored entries (padding included) to nonzeros
+
+  Logically Collective
+
+  Input Parameters:
++ A       - a `MATSEQELLRCUDA` matrix
+- maxfill - at least 1; 0 removes the limit (default 4)
+
+  Options Database Key:
+. -mat_ellr_max_fill <f> - the same
+
+  Level: intermediate
+
+  Note:
+  A matrix whose padded layout exceeds the limit gets an error at its first GPU product, naming its fill
+  ratio, instead of exhausting device memory.
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDAGetMaxFill()`
+@*/
+PetscErrorCode MatELLRCUDASetMaxFill(Mat A, PetscReal maxfill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(A, maxfill, 2);
+  PetscTryMethod(A, "MatELLRCUDASetMaxFill_C", (Mat, PetscReal), (A, maxfill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatELLRCUDAGetMaxFill - Gets the padding guard set with `MatELLRCUDASetMaxFill()`
+
+  Not Collective
+
+  Input Parameter:
+. A - a `MATSEQELLRCUDA` matrix
+
+  Output Parameter:
+. maxfill - the limit (0: none)
+
+  Level: intermediate
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRCUDASetMaxFill()`
+@*/
+PetscErrorCode MatELLRCUDAGetMaxFill(Mat A, PetscReal *maxfill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(maxfill, 2);
+  PetscUseMethod(A, "MatELLRCUDAGetMaxFill_C", (Mat, PetscReal *), (A, maxfill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,107 @@
+/* ELLPACK-R (ELLR-T) SpMV kernels: the layout is described in include/petscgpumat/private/ellrimpl.h */
+#include <petscgpumat/private/ellrimpl.h>
+#include <petscdevice_cuda.h>
+
+namespace
+{
+constexpr int kBlock = 256; /* threads per block: 256/T rows */
+
+/*
+  z[i] = (y ? y[i] : 0) + sum_k val[slot(i,k)] * x[col[slot(i,k)]], T lanes per row.
+  Each lane stops at the row's length (the paper's rl[] loop: no padding is read). The lanes of a row are
+  combined with warp shuffles, in a fixed order, so results are bitwise reproducible run to run.
+  y may alias z: each row's y is read by the thread that writes z.
+*/
+template <int T>
+__global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  const long long tid  = (long long)blockIdx.x * kBlock + threadIdx.x;
+  const int       row  = (int)(tid / T);
+  const int       lane = (int)(tid % T);
+  PetscScalar     sum  = 0;
+
+  if (row < m) {
+    const int       len    = rl[row];
+    const long long stride = (long long)m * T;
+    long long       s      = (long long)row * T + lane;
+
+    for (int k = lane; k < len; k += T, s += stride) sum += val[s] * __ldg(x + col[s]);
+  }
+  if (T > 1) {
+    /* every thread of the warp takes part (no early return above), as __shfl_down_sync requires */
+#pragma unroll
+    for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+  }
+  if (row < m && lane == 0) z[row] = y ? y[row] + sum : sum;
+}
+
+/* z += A^T x: each lane scatters its entries of row i, scaled by x[i], with atomics (order not reproducible) */
+template <int T>
+__global__ void __launch_bounds__(kBlock) ellr_mult_transpose(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
+{
+  const long long tid  = (long long)blockIdx.x * kBlock + threadIdx.x;
+  const int       row  = (int)(tid / T);
+  const int       lane = (int)(tid % T);
+
+  if (row >= m) return;
+  const int         len    = rl[row];
+  const long long   stride = (long long)m * T;
+  const PetscScalar xi     = x[row];
+  long long         s      = (long long)row * T + lane;
+
+  for (int k = lane; k < len; k += T, s += stride) atomicAdd(z + col[s], val[s] * xi);
+}
+
+unsigned int blocks_for(PetscInt m, PetscInt T)
+{
+  return (unsigned int)(((long long)m * T + kBlock - 1) / kBlock);
+}
+
+PetscErrorCode check_launch(cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaGetLastError());
+  if (PetscDefined(USE_DEBUG)) PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+PetscErrorCode MatELLRCUDALaunchMult(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int nb     = blocks_for(m, T);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (T) {
+  case 1: ellr_mult<1><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  case 2: ellr_mult<2><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  case 4: ellr_mult<4><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  case 8: ellr_mult<8><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  case 16: ellr_mult<16><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  case 32: ellr_mult<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
+  }
+  PetscCall(check_launch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatELLRCUDALaunchMultTranspose(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int nb     = blocks_for(m, T);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (T) {
+  case 1: ellr_mult_transpose<1><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  case 2: ellr_mult_transpose<2><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  case 4: ellr_mult_transpose<4><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  case 8: ellr_mult_transpose<8><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  case 16: ellr_mult_transpose<16><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  case 32: ellr_mult_transpose<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
+  }
+  PetscCall(check_launch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
