@@ -1,0 +1,355 @@
+static const char help[] = "petscgpumat types without a GPU: conversions, host operations, options, MatView, errors.\n";
+
+#include <petscgpumat.h>
+#include <unistd.h>
+#include "../common/testutil.h"
+
+/* The same nonzero pattern and values (host CSR) */
+static PetscErrorCode SameEntries(Mat A, Mat B, PetscBool *same)
+{
+  const PetscInt *ai, *aj, *bi, *bj;
+  PetscScalar    *aa, *ba;
+  PetscInt        m, n, mb, nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatGetSize(B, &mb, &nb));
+  *same = (PetscBool)(m == mb && n == nb);
+  if (!*same) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+  PetscCall(MatSeqAIJGetCSRAndMemType(B, &bi, &bj, &ba, NULL));
+  for (PetscInt i = 0; i <= m && *same; i++) *same = (PetscBool)(ai[i] == bi[i]);
+  for (PetscInt k = 0; *same && k < ai[m]; k++) *same = (PetscBool)(aj[k] == bj[k] && aa[k] == ba[k]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode IsType(Mat A, MatType type, PetscBool *flg)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, type, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestConversions(void)
+{
+  Mat       A, B, C, D, E;
+  PetscBool flg, same;
+  VecType   vt;
+  PetscInt  T;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(200, 150, 5, "emptyrows", 1, &A));
+  /* MAT_INITIAL_MATRIX, by root name and by full name */
+  PetscCall(MatConvert(A, MATELLRCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(IsType(B, MATSEQELLRCUDA, &flg));
+  PetscCall(SameEntries(A, B, &same));
+  TEST_CHECK(flg && same, "MatConvert(aij, \"ellrcuda\", MAT_INITIAL_MATRIX): seqaijellrcuda, same entries");
+  PetscCall(MatGetVecType(B, &vt));
+  PetscCall(PetscStrcmp(vt, VECCUDA, &flg));
+  TEST_CHECK(flg, "default vector type of ellrcuda is VECCUDA (%s)", vt);
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(IsType(B, MATSEQELLRCUDA, &flg));
+  TEST_CHECK(flg, "MatConvert(aij, \"seqaijellrcuda\", MAT_INITIAL_MATRIX)");
+  /* MAT_REUSE_MATRIX picks up new values */
+  PetscCall(MatScale(A, 3.0));
+  PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_REUSE_MATRIX, &B));
+  PetscCall(SameEntries(A, B, &same));
+  TEST_CHECK(same, "MatConvert(MAT_REUSE_MATRIX) copies new values");
+  /* MAT_INPLACE_MATRIX */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
+  PetscCall(MatConvert(C, MATELLRCUDA, MAT_INPLACE_MATRIX, &C));
+  PetscCall(IsType(C, MATSEQELLRCUDA, &flg));
+  PetscCall(SameEntries(A, C, &same));
+  TEST_CHECK(flg && same, "MatConvert(MAT_INPLACE_MATRIX) to ellrcuda");
+  /* MatSetType on an assembled AIJ converts in place */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &D));
+  PetscCall(MatSetType(D, MATELLRCUDA));
+  PetscCall(IsType(D, MATSEQELLRCUDA, &flg));
+  PetscCall(SameEntries(A, D, &same));
+  TEST_CHECK(flg && same, "MatSetType(assembled aij, \"ellrcuda\") keeps the entries");
+  /* MatDuplicate keeps type and parameters */
+  PetscCall(MatELLRCUDASetThreadsPerRow(D, 8));
+  PetscCall(MatDuplicate(D, MAT_COPY_VALUES, &E));
+  PetscCall(IsType(E, MATSEQELLRCUDA, &flg));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(E, &T));
+  PetscCall(SameEntries(A, E, &same));
+  TEST_CHECK(flg && same && T == 8, "MatDuplicate keeps type, entries and threads per row (%" PetscInt_FMT ")", T);
+  PetscCall(MatDestroy(&E));
+  /* back to AIJ: initial and in place */
+  PetscCall(MatConvert(D, MATAIJ, MAT_INITIAL_MATRIX, &E));
+  PetscCall(IsType(E, MATSEQAIJ, &flg));
+  PetscCall(SameEntries(A, E, &same));
+  PetscCall(MatGetVecType(E, &vt));
+  TEST_CHECK(flg && same, "MatConvert(ellrcuda, \"aij\", MAT_INITIAL_MATRIX) gives seqaij with every entry");
+  PetscCall(PetscStrcmp(vt, VECSTANDARD, &flg));
+  TEST_CHECK(flg, "converted back, the default vector type is standard again (%s)", vt);
+  PetscCall(MatDestroy(&E));
+  PetscCall(MatConvert(D, MATSEQAIJ, MAT_INPLACE_MATRIX, &D));
+  PetscCall(IsType(D, MATSEQAIJ, &flg));
+  PetscCall(SameEntries(A, D, &same));
+  PetscCall(PetscObjectQueryFunction((PetscObject)D, "MatELLRCUDASetThreadsPerRow_C", &E)); /* any non-NULL pointer would do */
+  TEST_CHECK(flg && same && !E, "MatConvert(ellrcuda, \"seqaij\", MAT_INPLACE_MATRIX) strips everything");
+  /* and again to ellrcuda: round trip AIJ -> ELLR -> AIJ -> ELLR */
+  PetscCall(MatConvert(D, MATELLRCUDA, MAT_INPLACE_MATRIX, &D));
+  PetscCall(IsType(D, MATSEQELLRCUDA, &flg));
+  PetscCall(SameEntries(A, D, &same));
+  TEST_CHECK(flg && same, "round trip aij -> ellrcuda -> aij -> ellrcuda");
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestCreationRoutes(void)
+{
+  Mat       A, B;
+  PetscBool flg;
+  PetscInt  i, cols[2];
+  PetscScalar v[2] = {2, -1};
+
+  PetscFunctionBeginUser;
+  /* -mat_type ellrcuda through MatSetFromOptions, then preallocation and assembly */
+  PetscCall(PetscOptionsSetValue(NULL, "-t1_mat_type", "ellrcuda"));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetOptionsPrefix(A, "t1_"));
+  PetscCall(MatSetSizes(A, 10, 10, 10, 10));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatSeqAIJSetPreallocation(A, 2, NULL));
+  for (i = 0; i < 10; i++) {
+    cols[0] = i;
+    cols[1] = (i + 1) % 10;
+    PetscCall(MatSetValues(A, 1, &i, 2, cols, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(IsType(A, MATSEQELLRCUDA, &flg));
+  TEST_CHECK(flg, "-mat_type ellrcuda via MatSetFromOptions");
+  PetscCall(PetscOptionsClearValue(NULL, "-t1_mat_type"));
+  /* the convenience constructor */
+  PetscCall(MatCreateSeqAIJELLRCUDA(PETSC_COMM_SELF, 10, 12, 3, NULL, &B));
+  PetscCall(IsType(B, MATSEQELLRCUDA, &flg));
+  TEST_CHECK(flg, "MatCreateSeqAIJELLRCUDA");
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Apply the same host operations to an AIJ matrix and to its ellrcuda copy; compare entries and products. */
+static PetscErrorCode TestHostOperations(PetscBool bind)
+{
+  Mat         A, B, X;
+  Vec         x, y, z, w, d1, d2;
+  PetscBool   same;
+  PetscReal   nrm;
+  PetscInt    rows[3] = {0, 7, 42}, r = 5, c = 199;
+  PetscScalar val     = 1.25;
+  const char *how     = bind ? "bound to CPU" : "host vectors";
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(300, 300, 6, "uniform", 2, &A));
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatConvert(A, MATELLRCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  if (bind) PetscCall(MatBindToCPU(B, PETSC_TRUE));
+  PetscCall(TestCreateRandom(300, 300, 6, "uniform", 3, &X));
+
+#define BOTH(call_a, call_b, what) \
+  do { \
+    PetscCall(call_a); \
+    PetscCall(call_b); \
+    PetscCall(SameEntries(A, B, &same)); \
+    TEST_CHECK(same, "%s (%s): same entries as AIJ", what, how); \
+  } while (0)
+  BOTH(MatScale(A, -2.0), MatScale(B, -2.0), "MatScale");
+  BOTH(MatShift(A, 4.0), MatShift(B, 4.0), "MatShift");
+  BOTH(MatAXPY(A, 0.5, X, DIFFERENT_NONZERO_PATTERN), MatAXPY(B, 0.5, X, DIFFERENT_NONZERO_PATTERN), "MatAXPY (new pattern)");
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* MatAXPY replaced the storage */
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  /* unassembled CSR arrays hold gaps: compare after assembly */
+  PetscCall(MatSetValues(A, 1, &r, 1, &c, &val, ADD_VALUES));
+  PetscCall(MatSetValues(B, 1, &r, 1, &c, &val, ADD_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  BOTH(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY), "MatSetValues (new nonzero) and assembly");
+  BOTH(MatZeroRows(A, 3, rows, 5.0, NULL, NULL), MatZeroRows(B, 3, rows, 5.0, NULL, NULL), "MatZeroRows");
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 0.75));
+  BOTH(MatDiagonalSet(A, x, ADD_VALUES), MatDiagonalSet(B, x, ADD_VALUES), "MatDiagonalSet");
+  /* products with host vectors: the host path, same results as AIJ */
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &w));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(w, NULL));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(B, x, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "MatMult (%s) equals AIJ's", how);
+  PetscCall(MatMultAdd(A, x, w, y));
+  PetscCall(MatMultAdd(B, x, w, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "MatMultAdd (%s) equals AIJ's", how);
+  PetscCall(MatMultTranspose(A, x, y));
+  PetscCall(MatMultTranspose(B, x, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "MatMultTranspose (%s) equals AIJ's", how);
+  PetscCall(MatMultTransposeAdd(A, x, w, y));
+  PetscCall(MatMultTransposeAdd(B, x, w, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "MatMultTransposeAdd (%s) equals AIJ's", how);
+  PetscCall(VecDuplicate(y, &d1));
+  PetscCall(VecDuplicate(y, &d2));
+  PetscCall(MatGetDiagonal(A, d1));
+  PetscCall(MatGetDiagonal(B, d2));
+  PetscCall(VecAXPY(d2, -1.0, d1));
+  PetscCall(VecNorm(d2, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "MatGetDiagonal (%s) equals AIJ's", how);
+  /* MatCopy into the ellrcuda matrix, MatZeroEntries */
+  PetscCall(MatDestroy(&X));
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &X));
+  PetscCall(MatScale(X, 7.0));
+  BOTH(MatCopy(X, A, SAME_NONZERO_PATTERN), MatCopy(X, B, SAME_NONZERO_PATTERN), "MatCopy");
+  BOTH(MatZeroEntries(A), MatZeroEntries(B), "MatZeroEntries");
+#undef BOTH
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&w));
+  PetscCall(VecDestroy(&d1));
+  PetscCall(VecDestroy(&d2));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetOptionsExpect(Mat A, const char *name, const char *value, PetscErrorCode expected)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, name, value));
+  TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, name));
+  TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestOptions(void)
+{
+  Mat            A, B;
+  PetscInt       T;
+  PetscReal      f;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateLaplacian(2, 10, &A));
+  PetscCall(MatConvert(A, MATELLRCUDA, MAT_INPLACE_MATRIX, &A));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "8", PETSC_SUCCESS));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  TEST_CHECK(T == 8, "-mat_ellr_threads_per_row 8 read back (%" PetscInt_FMT ")", T);
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "64", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "-1", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "two", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_max_fill", "0.5", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_max_fill", "2.5", PETSC_SUCCESS));
+  PetscCall(MatELLRCUDAGetMaxFill(A, &f));
+  TEST_CHECK(f == 2.5, "-mat_ellr_max_fill 2.5 read back (%g)", (double)f);
+  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "0", PETSC_SUCCESS));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  TEST_CHECK(T == 1, "automatic threads per row for a 5-point stencil is 1 (%" PetscInt_FMT ")", T);
+  /* options under the matrix's prefix */
+  PetscCall(MatSetOptionsPrefix(A, "sys_"));
+  PetscCall(SetOptionsExpect(A, "-sys_mat_ellr_threads_per_row", "16", PETSC_SUCCESS));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  TEST_CHECK(T == 16, "prefixed -sys_mat_ellr_threads_per_row 16 (%" PetscInt_FMT ")", T);
+  /* setters: bad values, and getters on a matrix of another type */
+  TEST_EXPECT_ERROR(&ierr, MatELLRCUDASetThreadsPerRow(A, 5));
+  TEST_CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "MatELLRCUDASetThreadsPerRow(5) refused");
+  PetscCall(TestCreateLaplacian(2, 4, &B));
+  PetscCall(MatELLRCUDASetThreadsPerRow(B, 4)); /* ignored on other types, as PETSc setters are */
+  TEST_EXPECT_ERROR(&ierr, MatELLRCUDAGetThreadsPerRow(B, &T));
+  TEST_CHECK(ierr != 0, "MatELLRCUDAGetThreadsPerRow on a seqaij matrix is an error (%d)", (int)ierr);
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatGPUMatGetInfo before any build, on the 4x4 example of the layout test (longest row 4, 8 nonzeros) */
+static PetscErrorCode TestInfoAndView(void)
+{
+  Mat           A;
+  MatGPUMatInfo info;
+  PetscInt      i, cols[4] = {0, 1, 2, 3};
+  PetscScalar   v[4]       = {4, 5, 6, 7};
+  PetscViewer   viewer;
+  char          path[PETSC_MAX_PATH_LEN] = "/tmp/petscgpumat-view-XXXXXX", text[4096];
+  FILE         *fp;
+  size_t        len;
+  char         *found1, *found2, *found3;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateSeqAIJELLRCUDA(PETSC_COMM_SELF, 4, 4, 4, NULL, &A));
+  i = 0;
+  PetscCall(MatSetValue(A, 0, 0, 1, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 0, 2, 2, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 1, 1, 3, INSERT_VALUES));
+  i = 2;
+  PetscCall(MatSetValues(A, 1, &i, 4, cols, v, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 3, 3, 8, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatELLRCUDASetThreadsPerRow(A, 1));
+  PetscCall(MatGPUMatGetInfo(A, &info));
+  TEST_CHECK(info.rows == 4 && info.cols == 4 && info.nnz == 8 && info.stored == 16, "MatGPUMatGetInfo: 4x4, nnz 8, stored 16 (got %" PetscCount_FMT ")", info.stored);
+  TEST_CHECK(info.device_bytes == 4 * sizeof(int) + 16 * (sizeof(int) + sizeof(PetscScalar)) && info.csr_bytes == 5 * sizeof(int) + 8 * (sizeof(int) + sizeof(PetscScalar)), "MatGPUMatGetInfo: device bytes %zu, CSR bytes %zu", info.device_bytes, info.csr_bytes);
+  TEST_CHECK(!info.device_valid, "MatGPUMatGetInfo: no device copy before the first product");
+  /* MatView -mat_view ::ascii_info prints the format and its parameters */
+  {
+    int fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+  }
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &viewer));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, viewer));
+  PetscCall(PetscViewerPopFormat(viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
+  len       = fread(text, 1, sizeof(text) - 1, fp);
+  text[len] = 0;
+  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  (void)remove(path);
+  PetscCall(PetscStrstr(text, "ELLPACK-R GPU storage", &found1));
+  PetscCall(PetscStrstr(text, "threads per row T = 1", &found2));
+  PetscCall(PetscStrstr(text, "device copy not built yet", &found3));
+  TEST_CHECK(found1 && found2 && found3, "MatView ascii_info shows format, T and device state");
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscBool gpu;
+  char      reason[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# device: %s\n", gpu ? "available" : reason));
+  PetscCall(TestConversions());
+  PetscCall(TestCreationRoutes());
+  PetscCall(TestHostOperations(PETSC_FALSE));
+  PetscCall(TestHostOperations(PETSC_TRUE));
+  PetscCall(TestOptions());
+  PetscCall(TestInfoAndView());
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
