@@ -109,3 +109,10 @@ clean:
 
 help:
 	@sed -n '2,14p' makefile | sed 's/^# \{0,1\}//'
+
+# An unmodified PETSc tutorial (KSP ex2), built from the PETSc install, to check -dll_append
+PETSC_EX2 = $(PETSC_DIR)/$(PETSC_ARCH)/share/petsc/examples/src/ksp/ksp/tutorials/ex2.c
+$(BUILD)/tests/petsc_ex2: $(PETSC_EX2)
+	@mkdir -p $(dir $@)
+	$(CC) $(CC_FLAGS) $(PETSC_CC_INCLUDES) $< -o $@ $(PETSC_WITH_EXTERNAL_LIB)
+tests: $(BUILD)/tests/petsc_ex2

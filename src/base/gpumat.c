@@ -200,10 +200,11 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscNew(&g));
-  g->format    = format;
-  g->hostops   = *B->ops;
-  B->spptr     = g;
+  g->format      = format;
+  g->hostops     = *B->ops;
+  B->spptr       = g;
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
   PetscCall(format->create(B));
   PetscCall(MatSetDefaultVecType_Private(B, VECCUDA));
   PetscCall(MatGPUMatInstallOps(B));

@@ -47,6 +47,15 @@ static PetscErrorCode TestConversions(void)
   PetscCall(MatGetVecType(B, &vt));
   PetscCall(PetscStrcmp(vt, VECCUDA, &flg));
   TEST_CHECK(flg, "default vector type of ellrcuda is VECCUDA (%s)", vt);
+  PetscCall(MatBoundToCPU(B, &flg));
+  TEST_CHECK(!flg, "a converted matrix is not bound to the CPU (its products are the GPU ones)");
+  {
+    Mat C;
+    PetscCall(MatCreateSeqAIJELLRCUDA(PETSC_COMM_SELF, 3, 3, 1, NULL, &C));
+    PetscCall(MatBoundToCPU(C, &flg));
+    TEST_CHECK(!flg, "a created ellrcuda matrix is not bound to the CPU");
+    PetscCall(MatDestroy(&C));
+  }
   PetscCall(MatDestroy(&B));
   PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INITIAL_MATRIX, &B));
   PetscCall(IsType(B, MATSEQELLRCUDA, &flg));
@@ -335,7 +344,7 @@ static PetscErrorCode TestInfoAndView(void)
 
 int main(int argc, char **argv)
 {
-  PetscBool gpu;
+  PetscBool gpu, only;
   char      reason[256];
 
   PetscFunctionBeginUser;
@@ -343,6 +352,11 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUMatInitializePackage());
   PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# device: %s\n", gpu ? "available" : reason));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-device_only", &only)); /* tests/run.sh asks this first */
+  if (only) {
+    PetscCall(PetscFinalize());
+    return 0;
+  }
   PetscCall(TestConversions());
   PetscCall(TestCreationRoutes());
   PetscCall(TestHostOperations(PETSC_FALSE));

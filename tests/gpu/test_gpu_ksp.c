@@ -1,0 +1,121 @@
+static const char help[] = "KSP CG and GMRES with the petscgpumat types against aijcusparse: same iterations, same solution.\n"
+                           "  -types ellrcuda   types to compare with aijcusparse\n";
+
+#include <petscksp.h>
+#include <petscgpumat.h>
+#include "../common/testutil.h"
+
+/*
+  2-D convection-diffusion, upwind, with a reaction term: nonsymmetric and well conditioned, so GMRES
+  converges in few iterations without restarts and rounding differences cannot change the count.
+*/
+static PetscErrorCode CreateConvectionDiffusion(PetscInt k, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateLaplacian(2, k, A));
+  for (PetscInt row = 0; row < k * k; row++) {
+    PetscInt i = row % k;
+    PetscCall(MatSetValue(*A, row, row, 0.8 + 0.5, ADD_VALUES));
+    if (i > 0) PetscCall(MatSetValue(*A, row, row - 1, -0.8, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Solve(Mat A, const char *type, KSPType ksptype, Vec bhost, Vec *xhost, PetscInt *its)
+{
+  Mat B;
+  Vec b, x;
+  KSP ksp;
+  PC  pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatSetType(B, type)); /* in-place conversion of an assembled AIJ, as -mat_type does */
+  PetscCall(MatSetFromOptions(B)); /* the format's options */
+  PetscCall(MatCreateVecs(B, &x, &b));
+  PetscCall(VecCopy(bhost, b));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, B, B));
+  PetscCall(KSPSetType(ksp, ksptype));
+  PetscCall(KSPGMRESSetRestart(ksp, 300));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCJACOBI));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(VecDuplicate(bhost, xhost));
+  PetscCall(VecCopy(x, *xhost));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const char *type, const char *options)
+{
+  Vec       b, xref, x;
+  PetscInt  itsref, its;
+  PetscReal nref, ndiff;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, NULL, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(Solve(A, MATAIJCUSPARSE, ksptype, b, &xref, &itsref));
+  if (options) PetscCall(PetscOptionsInsertString(NULL, options));
+  PetscCall(Solve(A, type, ksptype, b, &x, &its));
+  if (options) PetscCall(PetscOptionsClear(NULL));
+  PetscCall(VecNorm(xref, NORM_2, &nref));
+  PetscCall(VecAXPY(x, -1.0, xref));
+  PetscCall(VecNorm(x, NORM_2, &ndiff));
+  TEST_CHECK(its == itsref && ndiff <= 1e-10 * nref, "KSP %s on %s: %s %s %" PetscInt_FMT " iterations, aijcusparse %" PetscInt_FMT "; solutions differ by %.2e (relative)", ksptype, problem, type, options ? options : "", its, itsref, (double)(ndiff / nref));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&xref));
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char     *types[8], reason[256];
+  PetscInt  ntypes = 8;
+  PetscBool gpu, flg;
+  Mat       lap, cd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+  if (!gpu) {
+    PetscCall(TestSkip("KSP on the GPU (test_gpu_ksp)", reason));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
+  if (!flg) {
+    PetscCall(PetscStrallocpy(MATELLRCUDA, &types[0]));
+    ntypes = 1;
+  }
+  PetscCall(TestCreateLaplacian(3, 40, &lap));
+  PetscCall(CreateConvectionDiffusion(200, &cd));
+  for (PetscInt t = 0; t < ntypes; t++) {
+    PetscBool ellr;
+
+    PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
+    PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
+    PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
+    if (ellr) {
+      PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_ellr_threads_per_row 4"));
+      PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_ellr_threads_per_row 2"));
+    }
+    PetscCall(PetscFree(types[t]));
+  }
+  PetscCall(MatDestroy(&lap));
+  PetscCall(MatDestroy(&cd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_ksp: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}

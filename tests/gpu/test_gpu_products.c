@@ -1,0 +1,352 @@
+static const char help[] = "GPU products of the petscgpumat types against a float64 host reference.\n"
+                           "  -types ellrcuda        types to test (comma list)\n"
+                           "  -matrices_dir <dir>    directory of the real matrices (Matrix Market, .mtx.gz)\n"
+                           "  -matrices a,b,...      real matrices to use (names without .mtx.gz)\n";
+
+/*
+  For every type, variant, and matrix (generated edge cases and real ones): MatMult, MatMultAdd (y != z and
+  y == z), MatMultTranspose and MatMultTransposeAdd on CUDA vectors with random inputs drawn fresh and
+  outputs poisoned with NaN, against a float64 reference; forward products bitwise identical over 10 runs;
+  the device copy refreshed after value and pattern changes; the padding guard and device-memory errors
+  leave no device memory behind and the matrix usable on the host.
+*/
+#include <petscgpumat.h>
+#include <petscdevice_cuda.h>
+#include <math.h>
+#include "../common/testutil.h"
+
+typedef struct {
+  const char *label;
+  PetscErrorCode (*apply)(Mat, PetscInt);
+  PetscInt count;
+} Variants;
+
+static PetscErrorCode ApplyELLR(Mat A, PetscInt v)
+{
+  const PetscInt T[] = {0, 1, 2, 4, 8, 16, 32};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatELLRCUDASetThreadsPerRow(A, T[v]));
+  PetscCall(MatELLRCUDASetMaxFill(A, 0)); /* correctness on every shape: no padding guard here */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode GetVariants(const char *type, Variants *var)
+{
+  PetscBool ellr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
+  if (ellr) {
+    var->label = "threads per row T (index into 0,1,2,4,8,16,32)";
+    var->apply = ApplyELLR;
+    var->count = 7;
+  } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Poison(Vec v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecSet(v, (PetscScalar)NAN));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Compare the device result z with the float64 reference of op(A) x (+ y) */
+static PetscErrorCode CheckProduct(Mat Ahost, PetscBool trans, Vec x, Vec y, Vec z, double *err, PetscBool *ok)
+{
+  const PetscScalar *xa, *ya = NULL, *za;
+  double            *ref;
+  PetscInt           nz;
+  PetscBool          nanbad;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(z, &nz));
+  PetscCall(PetscMalloc1(nz, &ref));
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (y) PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(TestReferenceProduct(Ahost, trans, xa, ya, ref));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (y) PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(z, &za));
+  PetscCall(TestRelativeError(nz, za, ref, err, &nanbad));
+  PetscCall(VecRestoreArrayRead(z, &za));
+  PetscCall(PetscFree(ref));
+  *ok = (PetscBool)(*err <= TestTolerance() && !nanbad);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckAllProducts(Mat Ahost, Mat B, PetscRandom rnd, const char *what, PetscBool full)
+{
+  Vec       x, y, z, xt, yt, zt;
+  double    err, worst = 0;
+  PetscBool ok, allok = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecDuplicate(y, &xt));
+  PetscCall(VecDuplicate(x, &yt));
+  PetscCall(VecDuplicate(x, &zt));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSetRandom(y, rnd));
+  /* MatMult */
+  PetscCall(Poison(z));
+  PetscCall(MatMult(B, x, z));
+  PetscCall(CheckProduct(Ahost, PETSC_FALSE, x, NULL, z, &err, &ok));
+  TEST_CHECK(ok, "%s: MatMult rel. error %.2e", what, err);
+  if (full) {
+    /* MatMultAdd, y != z */
+    PetscCall(Poison(z));
+    PetscCall(MatMultAdd(B, x, y, z));
+    PetscCall(CheckProduct(Ahost, PETSC_FALSE, x, y, z, &err, &ok));
+    allok = (PetscBool)(allok && ok), worst = PetscMax(worst, err);
+    /* MatMultAdd, y == z */
+    PetscCall(VecCopy(y, z));
+    PetscCall(MatMultAdd(B, x, z, z));
+    PetscCall(CheckProduct(Ahost, PETSC_FALSE, x, y, z, &err, &ok));
+    allok = (PetscBool)(allok && ok), worst = PetscMax(worst, err);
+    /* MatMultTranspose and MatMultTransposeAdd */
+    PetscCall(VecSetRandom(xt, rnd));
+    PetscCall(VecSetRandom(yt, rnd));
+    PetscCall(Poison(zt));
+    PetscCall(MatMultTranspose(B, xt, zt));
+    PetscCall(CheckProduct(Ahost, PETSC_TRUE, xt, NULL, zt, &err, &ok));
+    allok = (PetscBool)(allok && ok), worst = PetscMax(worst, err);
+    PetscCall(Poison(zt));
+    PetscCall(MatMultTransposeAdd(B, xt, yt, zt));
+    PetscCall(CheckProduct(Ahost, PETSC_TRUE, xt, yt, zt, &err, &ok));
+    allok = (PetscBool)(allok && ok), worst = PetscMax(worst, err);
+    PetscCall(VecCopy(yt, zt));
+    PetscCall(MatMultTransposeAdd(B, xt, zt, zt));
+    PetscCall(CheckProduct(Ahost, PETSC_TRUE, xt, yt, zt, &err, &ok));
+    allok = (PetscBool)(allok && ok), worst = PetscMax(worst, err);
+    TEST_CHECK(allok, "%s: MatMultAdd (y!=z, y==z), MatMultTranspose, MatMultTransposeAdd (y!=z, y==z): worst rel. error %.2e", what, worst);
+    {
+      /* bitwise reproducible forward products */
+      Vec                z0;
+      const PetscScalar *a0, *a1;
+      PetscInt           n;
+      PetscBool          same = PETSC_TRUE;
+
+      PetscCall(VecDuplicate(z, &z0));
+      PetscCall(MatMult(B, x, z0));
+      for (PetscInt r = 0; r < 10 && same; r++) {
+        PetscCall(Poison(z));
+        PetscCall(MatMult(B, x, z));
+        PetscCall(VecGetLocalSize(z, &n));
+        PetscCall(VecGetArrayRead(z0, &a0));
+        PetscCall(VecGetArrayRead(z, &a1));
+        PetscCall(PetscMemcmp(a0, a1, (size_t)n * sizeof(PetscScalar), &same));
+        PetscCall(VecRestoreArrayRead(z0, &a0));
+        PetscCall(VecRestoreArrayRead(z, &a1));
+      }
+      TEST_CHECK(same, "%s: 10 forward products bitwise identical", what);
+      PetscCall(VecDestroy(&z0));
+    }
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&xt));
+  PetscCall(VecDestroy(&yt));
+  PetscCall(VecDestroy(&zt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Every variant of `type` on matrix A (host AIJ) */
+static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, PetscRandom rnd)
+{
+  Variants var;
+  char     what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(GetVariants(type, &var));
+  for (PetscInt v = 0; v < var.count; v++) {
+    Mat B;
+
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+    PetscCall(var.apply(B, v));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s variant %" PetscInt_FMT " on %s", type, v, name));
+    PetscCall(CheckAllProducts(A, B, rnd, what, PETSC_TRUE));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Values change (same pattern: values-only upload), pattern changes (rebuild), MatBindToCPU back and forth */
+static PetscErrorCode TestDeviceRefresh(const char *type, PetscRandom rnd)
+{
+  Mat         A, B;
+  char        what[256];
+  PetscInt    r = 3, c = 17;
+  PetscScalar v = 2.5;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(500, 500, 8, "uniform", 77, &A));
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: first product", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  PetscCall(MatScale(B, -3.0));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: after MatScale (values only)", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  PetscCall(MatShift(B, 1.0));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: after MatShift", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  PetscCall(MatSetValues(B, 1, &r, 1, &c, &v, ADD_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: after MatSetValues (new nonzero: rebuild)", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  {
+    PetscInt rows[2] = {0, 250};
+    PetscCall(MatZeroRows(B, 2, rows, 1.0, NULL, NULL));
+  }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: after MatZeroRows", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  PetscCall(MatBindToCPU(B, PETSC_TRUE));
+  PetscCall(MatScale(B, 0.5));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: bound to CPU, CUDA vectors", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_TRUE));
+  PetscCall(MatBindToCPU(B, PETSC_FALSE));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: unbound again after a change on the host", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_TRUE));
+  PetscCall(MatZeroEntries(B));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s refresh: after MatZeroEntries", type));
+  PetscCall(CheckAllProducts(B, B, rnd, what, PETSC_FALSE));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Errors at build time (padding guard, device memory) leave nothing on the device; the host path still works */
+static PetscErrorCode TestBuildErrors(PetscRandom rnd)
+{
+  Mat            A, B;
+  Vec            x, y;
+  size_t         free0, free1, total;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  /* ELLPACK-R padding guard: one dense row */
+  PetscCall(TestCreateRandom(20000, 20000, 4, "denserow", 5, &A));
+  PetscCall(MatConvert(A, MATELLRCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSet(y, 0)); /* allocate the vectors on the device before measuring */
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCallCUDA(cudaMemGetInfo(&free0, &total));
+  TEST_EXPECT_ERROR(&ierr, MatMult(B, x, y));
+  PetscCallCUDA(cudaMemGetInfo(&free1, &total));
+  TEST_CHECK(ierr == PETSC_ERR_SUP, "ellrcuda padding guard: one dense row of 20000 gives PETSC_ERR_SUP (%d)", (int)ierr);
+  TEST_CHECK(free0 == free1, "ellrcuda padding guard: no device memory kept (%zu -> %zu free)", free0, free1);
+  PetscCall(MatBindToCPU(B, PETSC_TRUE));
+  PetscCall(CheckAllProducts(A, B, rnd, "ellrcuda after the padding-guard error, bound to the CPU", PETSC_FALSE));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  /* device memory exhaustion: a padded layout of ~1.2 TB */
+  {
+    PetscInt    n = 1000000, len = 100000, *cols;
+    PetscScalar *vals;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 1, NULL, &A));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    PetscCall(PetscMalloc2(len, &cols, len, &vals));
+    for (PetscInt k = 0; k < len; k++) cols[k] = 10 * k, vals[k] = 1.0 / (k + 1);
+    {
+      PetscInt row = 0;
+      PetscCall(MatSetValues(A, 1, &row, len, cols, vals, INSERT_VALUES));
+    }
+    for (PetscInt i = 1; i < n; i++) PetscCall(MatSetValue(A, i, i, 2.0, INSERT_VALUES));
+    PetscCall(PetscFree2(cols, vals));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(A, MATELLRCUDA, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatELLRCUDASetMaxFill(B, 0));
+    PetscCall(MatCreateVecs(B, &x, &y));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(VecSet(y, 0));
+    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCallCUDA(cudaMemGetInfo(&free0, &total));
+    TEST_EXPECT_ERROR(&ierr, MatMult(B, x, y));
+    PetscCallCUDA(cudaMemGetInfo(&free1, &total));
+    TEST_CHECK(ierr == PETSC_ERR_MEM, "ellrcuda: a 1.2 TB padded layout gives PETSC_ERR_MEM (%d)", (int)ierr);
+    TEST_CHECK(free0 == free1, "ellrcuda: device memory error keeps no device memory (%zu -> %zu free)", free0, free1);
+    PetscCall(MatBindToCPU(B, PETSC_TRUE));
+    PetscCall(CheckAllProducts(A, B, rnd, "ellrcuda after the device-memory error, bound to the CPU", PETSC_FALSE));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char        types_str[256] = "ellrcuda", dir[PETSC_MAX_PATH_LEN] = "../shared/matrices", *types[8], *mats[64];
+  PetscInt    ntypes = 8, nmats = 64;
+  PetscBool   gpu, flg;
+  char        reason[256], name[128];
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+  if (!gpu) {
+    PetscCall(TestSkip("GPU products (test_gpu_products)", reason));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-matrices_dir", dir, sizeof(dir), NULL));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
+  if (!flg) {
+    PetscCall(PetscStrallocpy(types_str, &types[0]));
+    ntypes = 1;
+  }
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-matrices", mats, &nmats, &flg));
+  if (!flg) nmats = 0;
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetType(rnd, PETSCRAND48));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  for (PetscInt t = 0; t < ntypes; t++) {
+    PetscBool more = PETSC_TRUE;
+
+    for (PetscInt idx = 0; more; idx++) {
+      Mat A;
+
+      PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+      if (!more) break;
+      PetscCall(TestMatrix(A, name, types[t], rnd));
+      PetscCall(MatDestroy(&A));
+    }
+    for (PetscInt k = 0; k < nmats; k++) {
+      char      path[PETSC_MAX_PATH_LEN];
+      Mat       A;
+      PetscBool exists;
+
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s.mtx.gz", dir, mats[k]));
+      PetscCall(PetscTestFile(path, 'r', &exists));
+      if (!exists) {
+        PetscCall(TestSkip(mats[k], "file not found"));
+        continue;
+      }
+      PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, path, MATSEQAIJ, &A));
+      PetscCall(TestMatrix(A, mats[k], types[t], rnd));
+      PetscCall(MatDestroy(&A));
+    }
+    PetscCall(TestDeviceRefresh(types[t], rnd));
+  }
+  PetscCall(TestBuildErrors(rnd));
+  for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
+  for (PetscInt k = 0; k < nmats; k++) PetscCall(PetscFree(mats[k]));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_products: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}

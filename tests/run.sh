@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Run every test of petscgpumat and end with "N passed, N failed, N skipped".
+#
+# Test programs print one line per check: "PASS: ...", "FAIL: ...", "SKIP: ...: reason"; a program that
+# exits non-zero without printing a FAIL counts as one failure (a crash is never a pass). GPU tests skip
+# themselves, with the reason, where no CUDA device answers. Logs: $BUILD/test-logs/.
+#
+# Environment: BUILD (default build), PETSCGPUMAT_MATRICES (default ../shared/matrices beside the checkout),
+# TEST_FILTER (run only tests whose name contains it), VALGRIND=1 (CPU tests under valgrind memcheck).
+set -u
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-build}
+[[ $build == /* ]] || build=$root/$build
+matrices=${PETSCGPUMAT_MATRICES:-$root/../shared/matrices}
+logs=$build/test-logs
+mkdir -p "$logs"
+run="$root/tests/mpienv.sh"
+lib=$root/lib/libpetscgpumat.so
+passed=0 failed=0 skipped=0
+
+# real matrices for the GPU tests: real or integer or pattern fields, various shapes (see MANIFEST.tsv)
+real_matrices=bcsstk02,cage5,Franz6_id1959_aug,rajat01,mbeacxc,lp_e226,power,494_bus,sherman1,pde900,impcol_a,ash219,gre_1107,olm1000,can_1072,Erdos971,cage10,bcsstk13
+
+count() { # name, exit code, log file
+  local name=$1 rc=$2 log=$3 p f s
+  p=$(grep -c '^PASS:' "$log")
+  f=$(grep -c '^FAIL:' "$log")
+  s=$(grep -c '^SKIP:' "$log")
+  grep -E '^(FAIL|SKIP):' "$log" | sed "s|^|  [$name] |"
+  if [[ $rc != 0 && $f == 0 ]]; then
+    f=1
+    echo "  [$name] FAIL: exited with status $rc (see $log):"
+    tail -5 "$log" | sed 's/^/      /'
+  fi
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  printf '%-34s %5d passed %3d failed %3d skipped\n' "$name" "$p" "$f" "$s"
+}
+
+selected() { [[ -z ${TEST_FILTER:-} || $1 == *"$TEST_FILTER"* ]]; }
+
+# A test program: name, then the command line
+prog() {
+  local name=$1 log=$logs/$1.log rc
+  shift
+  selected "$name" || return 0
+  "$run" "$@" >"$log" 2>&1
+  rc=$?
+  count "$name" $rc "$log"
+}
+
+# A check made here from a command's output: name, expected-pattern, command line
+expect() {
+  local name=$1 pattern=$2 log=$logs/$1.log rc
+  shift 2
+  selected "$name" || return 0
+  "$run" "$@" >"$log" 2>&1
+  rc=$?
+  if [[ $rc == 0 ]] && grep -qE -- "$pattern" "$log"; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: expected /$pattern/ and status 0, got status $rc" >>"$log"; fi
+  count "$name" 0 "$log"
+}
+
+# Two runs whose outputs must be identical: name, command A (a string), command B (a string)
+same_output() {
+  local name=$1 log=$logs/$1.log
+  selected "$name" || return 0
+  bash -c "$run $2" >"$log.a" 2>&1 && bash -c "$run $3" >"$log.b" 2>&1
+  local rc=$?
+  { echo "A: $2"; echo "B: $3"; diff "$log.a" "$log.b"; } >"$log"
+  if [[ $rc == 0 ]] && diff -q "$log.a" "$log.b" >/dev/null; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: outputs differ or a run failed (status $rc)" >>"$log"; fi
+  count "$name" 0 "$log"
+}
+
+vg=()
+if [[ ${VALGRIND:-0} == 1 ]]; then
+  vg=(valgrind -q --num-callers=50 --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$root/tests/valgrind.supp")
+fi
+
+gpu_reason=$("$run" "$build/tests/cpu/test_gpumat_host" -device_only 2>/dev/null | sed -n 's/^# device: //p' | head -1)
+echo "petscgpumat tests (device: ${gpu_reason:-unknown})"
+
+# ---- CPU tests (CI) ----
+prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
+prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
+prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+expect cpu-help-lists-options '-mat_ellr_threads_per_row.*-mat_ellr_max_fill|-mat_ellr_max_fill' \
+  bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -E -- '-mat_ellr_(threads_per_row|max_fill)' | tr '\n' ' '"
+expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
+expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
+if [[ $gpu_reason != available ]]; then
+  expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
+  expect cpu-bench-says-gpu-skipped 'GPU types skipped' "$build/examples/bench_spmv"
+  # unmodified PETSc tutorial through -dll_append: ellrcuda with host vectors gives aij's output
+  same_output cpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -mat_type aij" \
+    "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type standard"
+fi
+
+# ---- GPU tests (the lent GPU machine) ----
+prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda -matrices_dir "$matrices" -matrices "$real_matrices"
+prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda
+if [[ $gpu_reason == available ]]; then
+  expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,sellcuda,aij -n 32 -check
+  same_output gpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
+    "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type cuda"
+else
+  for t in gpu-solve-check gpu-petsc-ex2-dll-append; do
+    selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
+  done
+fi
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[[ $failed == 0 ]]

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Pack what the lent GPU machine needs into .device/petscgpumat-device.tar.xz (git-ignored; name `.device`
+# in the device tool's `carry`): the PETSc shared library (at its absolute path), our library, test and
+# example programs, Debian's BLAS/LAPACK and their Fortran runtime, and the real test matrices.
+# Then, on the GPU machine, from the repository root: tools/device-run.sh (see README, "GPU tests").
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+petsc=${PETSC_DIR:-$(config/petsc.sh --print=dir)}
+petsc=$petsc${PETSC_ARCH:+/$PETSC_ARCH}
+matrices=${PETSCGPUMAT_MATRICES:-$root/../shared/matrices}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/syslibs" "$stage/matrices" "$stage/repo" .device
+
+# PETSc at the same absolute path (the programs' rpaths point there)
+(cd / && tar -cf "$stage/petsc.tar" "${petsc#/}"/lib/libpetsc.so* "${petsc#/}/include/petscconf.h")
+echo "$petsc" >"$stage/PETSC_DIR"
+# Debian's BLAS/LAPACK and the Fortran runtime they need (the GPU machine runs Ubuntu with OpenMPI 4.1)
+for l in liblapack.so.3 libblas.so.3 libgfortran.so.5 libquadmath.so.0; do
+  cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$stage/syslibs/$l"
+done
+# our build: library and programs, not objects
+mkdir -p "$stage/repo/build"
+cp -a lib "$stage/repo/"
+for d in tests examples; do [[ -d build/$d ]] && cp -a "build/$d" "$stage/repo/build/"; done
+# the real matrices the tests and benchmarks read
+if [[ -d $matrices ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
+tar -C "$stage" -cf - PETSC_DIR petsc.tar syslibs matrices repo | xz -T0 -6 >.device/petscgpumat-device.tar.xz
+ls -l .device/petscgpumat-device.tar.xz | awk '{printf "packed .device/petscgpumat-device.tar.xz: %.1f MiB\n", $5/1048576}'
