@@ -1,11 +1,13 @@
 static const char help[] = "SpMV benchmark of PETSc matrix types on the GPU, timed with CUDA events.\n"
                            "  -types aijcusparse,sellcuda,ellrcuda   types (the first is the baseline of the speed-ups)\n"
-                           "  -problem lap3d7|lap2d5|f                built-in Laplacian (default lap3d7) or -f <file>\n"
+                           "  -problem lap3d7|lap2d5|lap3d27|rows    built-in matrix (default lap3d7)\n"
                            "  -n <k>                                  grid points per dimension (default 150: 3.4 M rows in 3-D)\n"
                            "  -f <file.mtx[.gz]>                      a Matrix Market file instead\n"
                            "  -reps <r>                               timed products per type (default 100); the median is reported\n"
                            "  -csv <file>                             also write the results as CSV\n"
-                           "  -variants <opts,opts,...>               extra runs of the petscgpumat types, each with one options string\n";
+                           "  -variants <v1,v2,...>                   extra runs of the petscgpumat types, each variant as name:value[+name:value]\n"
+                           "                                          e.g. -variants mat_ellr_threads_per_row:1,mat_ellr_threads_per_row:2\n"
+                           "  -mean <m>                               mean row length of -problem rows (default 16)\n";
 
 /*
   For each type: convert the host AIJ matrix (timed), warm up, then time `reps` single MatMult calls, each
@@ -30,29 +32,54 @@ static int cmp_double(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-static PetscErrorCode CreateLaplacian(PetscInt dim, PetscInt k, Mat *A)
+/*
+  Built-in matrices, assembled in parallel by rows: 2-D 5-point and 3-D 7-point Laplacians on k^d grids, the
+  3-D 27-point stencil, and random rows ("rows": n = k^3 rows, lengths uniform in [1, 2*mean-1], columns
+  near the diagonal, so the mean row length varies while x stays cache friendly).
+*/
+static PetscErrorCode CreateProblem(const char *problem, PetscInt k, PetscInt mean, Mat *A)
 {
-  PetscInt n = dim == 2 ? k * k : k * k * k, rstart, rend;
+  PetscBool two, s27, rows;
+  PetscInt  dim, n, rstart, rend, maxrow;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(problem, "lap2d5", &two));
+  PetscCall(PetscStrcmp(problem, "lap3d27", &s27));
+  PetscCall(PetscStrcmp(problem, "rows", &rows));
+  dim    = two ? 2 : 3;
+  n      = two ? k * k : k * k * k;
+  maxrow = s27 ? 27 : rows ? 2 * mean : 2 * dim + 1;
   PetscCall(MatCreate(PETSC_COMM_WORLD, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(*A, MATAIJ));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 2 * dim + 1, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 2 * dim + 1, NULL, 2 * dim, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, maxrow, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, maxrow, NULL, maxrow, NULL));
   PetscCall(MatGetOwnershipRange(*A, &rstart, &rend));
   for (PetscInt row = rstart; row < rend; row++) {
-    PetscInt    cols[7], c = 0;
-    PetscScalar vals[7];
+    PetscInt    cols[1024], c = 0;
+    PetscScalar vals[1024];
     PetscInt    i = row % k, j = (row / k) % k, l = dim == 3 ? row / (k * k) : 0;
 
-    if (dim == 3 && l > 0) cols[c] = row - k * k, vals[c++] = -1;
-    if (j > 0) cols[c] = row - k, vals[c++] = -1;
-    if (i > 0) cols[c] = row - 1, vals[c++] = -1;
-    cols[c] = row, vals[c++] = 2.0 * dim;
-    if (i < k - 1) cols[c] = row + 1, vals[c++] = -1;
-    if (j < k - 1) cols[c] = row + k, vals[c++] = -1;
-    if (dim == 3 && l < k - 1) cols[c] = row + k * k, vals[c++] = -1;
+    if (rows) {
+      PetscInt len = 1 + (PetscInt)((row * 2654435761u) % (unsigned)(2 * mean - 1)), start = PetscMax(0, PetscMin(row - len / 2, n - len));
+      for (c = 0; c < len; c++) cols[c] = start + c, vals[c] = (start + c == row) ? 2.0 * len : -1.0;
+    } else if (s27) {
+      for (PetscInt dl = -1; dl <= 1; dl++)
+        for (PetscInt dj = -1; dj <= 1; dj++)
+          for (PetscInt di = -1; di <= 1; di++) {
+            if (i + di < 0 || i + di >= k || j + dj < 0 || j + dj >= k || l + dl < 0 || l + dl >= k) continue;
+            cols[c]   = row + di + dj * k + dl * k * k;
+            vals[c++] = (di || dj || dl) ? -1.0 : 26.0;
+          }
+    } else {
+      if (dim == 3 && l > 0) cols[c] = row - k * k, vals[c++] = -1;
+      if (j > 0) cols[c] = row - k, vals[c++] = -1;
+      if (i > 0) cols[c] = row - 1, vals[c++] = -1;
+      cols[c] = row, vals[c++] = 2.0 * dim;
+      if (i < k - 1) cols[c] = row + 1, vals[c++] = -1;
+      if (j < k - 1) cols[c] = row + k, vals[c++] = -1;
+      if (dim == 3 && l < k - 1) cols[c] = row + k * k, vals[c++] = -1;
+    }
     PetscCall(MatSetValues(*A, 1, &row, c, cols, vals, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
@@ -117,11 +144,26 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
   MatInfo            minfo;
   double             nnz, stored, index_count, sv = sizeof(PetscScalar), si = sizeof(int);
   PetscBool          gpumat = PETSC_FALSE;
+  char               opts[512] = "";
   PetscReal          nref, ndiff;
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(res->label, sizeof(res->label), "%s%s%s", type, options ? " " : "", options ? options : ""));
-  if (options) PetscCall(PetscOptionsInsertString(NULL, options));
+  if (options) {
+    /* "mat_ellr_threads_per_row:2+other:v" -> "-mat_ellr_threads_per_row 2 -other v" (a value may not start with '-') */
+    size_t len, o = 0;
+
+    PetscCall(PetscStrlen(options, &len));
+    PetscCheck(2 * len + 2 < sizeof(opts), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Variant too long: %s", options);
+    opts[o++] = '-';
+    for (size_t c = 0; c < len; c++) {
+      if (options[c] == ':') opts[o++] = ' ';
+      else if (options[c] == '+') opts[o++] = ' ', opts[o++] = '-';
+      else opts[o++] = options[c];
+    }
+    opts[o] = 0;
+    PetscCall(PetscOptionsInsertString(NULL, opts));
+  }
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(PetscTime(&t0));
   PetscCall(MatSetType(B, type)); /* in place, as -mat_type does; MatConvert() to sellcuda is PETSc's slow generic path */
@@ -133,7 +175,18 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
   PetscCall(PetscDeviceContextSynchronize(dctx));
   PetscCall(PetscTime(&res->convert_s));
   res->convert_s -= t0;
-  if (options) PetscCall(PetscOptionsClear(NULL));
+  if (options) { /* remove this variant's options (only those) */
+    char *tok = opts;
+    for (char *c = opts; ; c++) {
+      if (*c == ' ' || !*c) {
+        const PetscBool end = (PetscBool)!*c;
+        *c = 0;
+        if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
+        if (end) break;
+        tok = c + 1;
+      }
+    }
+  }
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
   stream = handle ? *(cudaStream_t *)handle : NULL;
   for (PetscInt r = 0; r < 5; r++) PetscCall(MatMult(B, x, y));
@@ -167,11 +220,12 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
     MatGPUMatInfo info;
 
     PetscCall(MatGPUMatGetInfo(B, &info));
-    stored            = (double)info.stored;
+    stored            = (double)info.read_entries; /* the bytes a product moves: padding it skips does not count */
+    res->stored_ratio = (double)info.stored / nnz;
     index_count       = (double)info.index_count;
     res->device_bytes = info.device_bytes;
   }
-  res->stored_ratio = stored / nnz;
+  if (!gpumat) res->stored_ratio = 1.0;
   res->gflops       = (2.0 * nnz - m) / (res->median_ms * 1e-3) / 1e9;
   res->eta_plus     = ((sv + si) * stored + si * index_count + 2 * sv * m) / (res->median_ms * 1e-3) / bw;
   res->eta_minus    = ((2 * sv + si) * stored + si * index_count + sv * m) / (res->median_ms * 1e-3) / bw;
@@ -196,7 +250,7 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
 int main(int argc, char **argv)
 {
   char       *types[16], *variants[16], problem[32] = "lap3d7", file[PETSC_MAX_PATH_LEN] = "", csv[PETSC_MAX_PATH_LEN] = "", reason[256];
-  PetscInt    ntypes = 16, nvariants = 16, k = 150, reps = 100, m, n, nres = 0;
+  PetscInt    ntypes = 16, nvariants = 16, k = 150, reps = 100, mean = 16, m, n, nres = 0;
   PetscBool   flg, fflg, gpu, csvflg;
   Mat         A;
   Vec         xhost, yref;
@@ -221,6 +275,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv, sizeof(csv), &csvflg));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &k, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mean", &mean, NULL));
   PetscCheck(reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be positive", reps);
   PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
   if (!gpu) {
@@ -232,9 +287,10 @@ int main(int argc, char **argv)
   }
   if (fflg) PetscCall(MatLoadMatrixMarket(PETSC_COMM_WORLD, file, MATAIJ, &A));
   else {
-    PetscBool two;
-    PetscCall(PetscStrcmp(problem, "lap2d5", &two));
-    PetscCall(CreateLaplacian(two ? 2 : 3, k, &A));
+    PetscCall(PetscStrInList(problem, "lap2d5,lap3d7,lap3d27,rows", ',', &flg));
+    PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -problem %s: lap2d5, lap3d7, lap3d27 or rows", problem);
+    PetscCheck(mean >= 1 && mean <= 512, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mean %" PetscInt_FMT " must be in 1..512", mean);
+    PetscCall(CreateProblem(problem, k, mean, &A));
   }
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &minfo));

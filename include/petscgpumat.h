@@ -40,6 +40,7 @@ typedef struct {
   PetscInt   rows, cols;    /* local sizes */
   PetscCount nnz;           /* nonzeros of the host AIJ matrix (explicit zeros included) */
   PetscCount stored;        /* entries the device format stores, padding included */
+  PetscCount read_entries;  /* entries one product reads (padding a kernel skips is not read) */
   PetscCount index_count;   /* integers the format stores besides one column index per entry (row lengths, pointers) */
   size_t     device_bytes;  /* device memory held by the format */
   size_t     csr_bytes;     /* what the same matrix needs as 32-bit-index CSR on the device, for comparison */

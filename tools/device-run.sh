@@ -2,7 +2,7 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [demo]    (default: all three)
+#   tools/device-run.sh [tests] [bench] [sweep] [demo]    (default: tests bench demo)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -28,11 +28,23 @@ if [[ $what == *bench* ]]; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
       timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,ellrcuda \
-        -variants "-mat_ellr_threads_per_row 1,-mat_ellr_threads_per_row 2,-mat_ellr_threads_per_row 4" -csv "$work/b.csv"
+        -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
   } 2>&1 | tee "$out/bench.txt"
+fi
+if [[ $what == *sweep* ]]; then
+  # ELLR-T: threads per row on matrices of growing mean row length (chooses the automatic default)
+  T=mat_ellr_threads_per_row F=mat_ellr_max_fill:0
+  {
+    for p in "-problem lap2d5 -n 2000" "-problem lap3d7 -n 150" "-problem lap3d27 -n 100" "-problem rows -mean 16 -n 110" \
+             "-problem rows -mean 32 -n 88" "-problem rows -mean 64 -n 70" "-problem rows -mean 128 -n 56" "-problem rows -mean 256 -n 45"; do
+      timeout 60 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,sellcuda,ellrcuda \
+        -variants $T:1+$F,$T:2+$F,$T:4+$F,$T:8+$F,$T:16+$F,$T:32+$F -csv "$work/s.csv"
+      sed "s|^|${p// /_},|" "$work/s.csv" >>"$out/sweep.csv"
+    done
+  } 2>&1 | tee "$out/sweep.txt"
 fi
 if [[ $what == *demo* ]]; then
   timeout 60 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,aij -n 100 2>&1 | tee "$out/demo.txt"

@@ -33,8 +33,11 @@ static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
   if (e->T_option) *T = e->T_option;
   else if (!A->preallocated) *T = 0;
   else {
+    PetscInt maxlen = 0;
+
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    PetscCall(MatELLRChooseThreadsPerRow(m, m ? ai[m] : 0, T));
+    for (PetscInt i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
+    PetscCall(MatELLRChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -176,8 +179,7 @@ static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, const PetscInt *ai, const Pe
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  T = e->T_option;
-  if (!T) PetscCall(MatELLRChooseThreadsPerRow(m, nnz, &T));
+  PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
   PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, ai, T, &maxlen, &width, &stored));
   PetscCall(MatELLRCheckFill(m, nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
   PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored), "ELLPACK-R"));
@@ -256,7 +258,8 @@ static PetscErrorCode MatGPUFormatGetInfo_ELLR(Mat A, MatGPUMatInfo *info)
     info->stored       = e->stored;
     info->device_bytes = e->bytes;
   }
-  info->index_count = info->rows; /* rl[] */
+  info->index_count  = info->rows; /* rl[] */
+  info->read_entries = info->nnz;  /* the rl[] loop skips the padding */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

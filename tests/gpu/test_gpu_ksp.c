@@ -67,7 +67,7 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
   PetscCall(Solve(A, MATAIJCUSPARSE, ksptype, b, &xref, &itsref));
   if (options) PetscCall(PetscOptionsInsertString(NULL, options));
   PetscCall(Solve(A, type, ksptype, b, &x, &its));
-  if (options) PetscCall(PetscOptionsClear(NULL));
+  if (options) PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
   PetscCall(VecNorm(xref, NORM_2, &nref));
   PetscCall(VecAXPY(x, -1.0, xref));
   PetscCall(VecNorm(x, NORM_2, &ndiff));
