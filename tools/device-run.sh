@@ -47,6 +47,6 @@ if [[ $what == *sweep* ]]; then
   } 2>&1 | tee "$out/sweep.txt"
 fi
 if [[ $what == *demo* ]]; then
-  timeout 60 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,aij -n 100 2>&1 | tee "$out/demo.txt"
+  timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi
 exit $status
