@@ -38,11 +38,13 @@ CPPFLAGS = -I$(ROOT)/include $(PETSC_CC_INCLUDES)
 CFLAGS   = $(CC_FLAGS) $(WARN)
 NVCC     = $(CUDAC)
 NVFLAGS  = $(filter-out -arch=%,$(CUDAC_FLAGS)) -arch=sm_$(CUDA_ARCH) -Xcompiler -Wall $(CPPFLAGS)
-LIBNAME  = $(ROOT)/lib/libpetscgpumat.so
+# the default build goes to lib/; another BUILD (e.g. a single-precision one) keeps its library inside it
+LIBDIR  ?= $(if $(filter build,$(BUILD)),$(ROOT)/lib,$(abspath $(BUILD))/lib)
+LIBNAME  = $(LIBDIR)/libpetscgpumat.so
 LIBDEPS  = -Wl,-rpath,$(PETSC_LIBDIR) -L$(PETSC_LIBDIR) -lpetsc -L$(CUDA_HOME_DIR)/lib64 -lcudart -lz
 CUDA_HOME_DIR = $(patsubst %/bin/nvcc,%,$(CUDAC))
 # executables: our library (rpath to lib/), PETSc and its externals
-EXELIBS  = -Wl,-rpath,$(ROOT)/lib -L$(ROOT)/lib -lpetscgpumat $(PETSC_WITH_EXTERNAL_LIB) -lz
+EXELIBS  = -Wl,-rpath,$(LIBDIR) -L$(LIBDIR) -lpetscgpumat $(PETSC_WITH_EXTERNAL_LIB) -lz
 
 LIB_C    := $(shell find src -name '*.c' | sort)
 LIB_CU   := $(shell find src -name '*.cu' | sort)
@@ -82,7 +84,7 @@ examples: $(EXAMPLES)
 
 # the tests: CPU tests always; GPU tests only where a GPU answers (otherwise skipped with the reason)
 check: all
-	@BUILD=$(BUILD) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) $(ROOT)/tests/run.sh
+	@BUILD=$(BUILD) LIBDIR=$(LIBDIR) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) $(ROOT)/tests/run.sh
 
 # the main job: a KSP solve of a built-in 3-D Laplacian with every type (GPU types need a GPU)
 DEMO_ARGS ?= -n 48
@@ -105,7 +107,7 @@ device-pack: all
 	@$(ROOT)/tools/device-pack.sh
 
 clean:
-	rm -rf $(BUILD) lib
+	rm -rf $(BUILD) $(LIBDIR)
 
 help:
 	@sed -n '2,14p' makefile | sed 's/^# \{0,1\}//'

@@ -18,7 +18,7 @@ Options:\n\
   -repeat <R>               timed solves per type; the minimum time is reported (default 1)\n\
   -check                    fail (nonzero exit status) if a type did not converge, its relative residual\n\
                             exceeds 10*rtol, or its iterations differ from the first type's by more than 2\n\
-  -ksp_type, -pc_type, -ksp_rtol, ... the usual KSP and PC options (defaults here: cg, jacobi, 1e-8)\n\
+  -ksp_type, -pc_type, -ksp_rtol, ... the usual KSP and PC options (defaults here: cg, jacobi, 1e-8; 1e-5 in single)\n\
   -log_view_gpu_time        also report the GPU time per MatMult\n\n";
 
 #include <petscksp.h>
@@ -168,7 +168,7 @@ static PetscErrorCode MatrixStats(Mat A, PetscInt *N, PetscInt64 *nnz, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Defaults of this program (cg, jacobi, rtol 1e-8), then the user's options */
+/* Defaults of this program (cg, jacobi, rtol 1e-8; 1e-5 in single precision), then the user's options */
 static PetscErrorCode ConfigureKSP(KSP ksp)
 {
   PC pc;
@@ -177,7 +177,7 @@ static PetscErrorCode ConfigureKSP(KSP ksp)
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCJACOBI));
-  PetscCall(KSPSetTolerances(ksp, 1.e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
+  PetscCall(KSPSetTolerances(ksp, PetscDefined(USE_REAL_SINGLE) ? 1.e-5 : 1.e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
   PetscCall(KSPSetFromOptions(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

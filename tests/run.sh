@@ -15,7 +15,7 @@ matrices=${PETSCGPUMAT_MATRICES:-$root/../shared/matrices}
 logs=$build/test-logs
 mkdir -p "$logs"
 run="$root/tests/mpienv.sh"
-lib=$root/lib/libpetscgpumat.so
+lib=${LIBDIR:-$root/lib}/libpetscgpumat.so
 passed=0 failed=0 skipped=0
 
 # real matrices for the GPU tests: real or integer or pattern fields, various shapes (see MANIFEST.tsv)
