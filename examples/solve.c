@@ -311,6 +311,38 @@ static PetscErrorCode SolveType(Mat A, Vec bh, Vec xexact, PetscInt repeat, Type
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Without a GPU, what can be checked of a petscgpumat type on the host: the conversion round trip
+  AIJ -> type -> AIJ keeps every entry, and the device layout the first product would build.
+*/
+static PetscErrorCode HostCheckType(Mat A, const char type[])
+{
+  Mat           B;
+  MatGPUMatInfo info;
+  PetscBool     same;
+  PetscMPIInt   size;
+  PetscErrorCode (*getinfo)(Mat, MatGPUMatInfo *) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(PetscStrInList(type, MATELLRCUDA "," MATSEQELLRCUDA "," MATCMRSCUDA "," MATSEQCMRSCUDA "," MATRGCSRCUDA "," MATSEQRGCSRCUDA, ',', &same));
+  if (size > 1 || !same) PetscFunctionReturn(PETSC_SUCCESS); /* only petscgpumat's seq types convert without a device */
+  PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  PetscCall(MatSetType(B, type));
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatGPUMatGetInfo_C", &getinfo));
+  if (getinfo) {
+    PetscCall(MatSetFromOptions(B));
+    PetscCall(MatGPUMatGetInfo(B, &info));
+    PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
+    PetscCall(MatEqual(A, B, &same));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host check of %s: AIJ -> %s -> AIJ keeps every entry: %s; its device layout would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (fill %.3f) in %.1f MiB (32-bit CSR: %.1f MiB)\n", type, type, same ? "yes" : "NO",
+                          info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0, info.device_bytes / 1048576.0, info.csr_bytes / 1048576.0));
+    PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s round trip changed the matrix", type);
+  }
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Prints the results as one fixed-width table, then notes on iteration counts that differ and on GPU timings */
 static PetscErrorCode PrintTable(MPI_Comm comm, PetscInt ntypes, const TypeResult res[], PetscInt ref)
 {
@@ -517,6 +549,8 @@ int main(int argc, char **argv)
   if (nskipped) {
     PetscCall(PetscPrintf(comm, "GPU types skipped: %s. The GPU types (%s) need an NVIDIA GPU; ", reason, gpulist));
     PetscCall(PetscPrintf(comm, "%s\n", nrun ? "results below are for the CPU types only." : "no CPU type was requested, so there is nothing to run."));
+    for (PetscInt i = 0; i < ntypes; i++)
+      if (res[i].gpu) PetscCall(HostCheckType(A, res[i].type));
   }
 
   for (PetscInt i = 0; i < ntypes; i++) {

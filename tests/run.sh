@@ -6,7 +6,8 @@
 # themselves, with the reason, where no CUDA device answers. Logs: $BUILD/test-logs/.
 #
 # Environment: BUILD (default build), PETSCGPUMAT_MATRICES (default ../shared/matrices beside the checkout),
-# TEST_FILTER (run only tests whose name contains it), VALGRIND=1 (CPU tests under valgrind memcheck).
+# TEST_FILTER (run only tests whose name contains it), VALGRIND=1 (CPU tests under valgrind memcheck instead of
+# natively), PETSCGPUMAT_MEMCHECK=1 (also a valgrind pass over the CPU test programs; on by default when CI is set).
 set -u
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD:-build}
@@ -89,10 +90,24 @@ expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
+  expect cpu-solve-host-check 'Host check of ellrcuda: .* keeps every entry: yes' "$build/examples/solve" -types aij,ellrcuda -n 8
   expect cpu-bench-says-gpu-skipped 'GPU types skipped' "$build/examples/bench_spmv"
   # unmodified PETSc tutorial through -dll_append: ellrcuda with host vectors gives aij's output
   same_output cpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -mat_type aij" \
     "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type standard"
+fi
+
+# ---- memcheck of the CPU test programs (valgrind; on by default in CI, PETSCGPUMAT_MEMCHECK=1 elsewhere) ----
+if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 && ${VALGRIND:-0} != 1 ]]; then
+  if command -v valgrind >/dev/null; then
+    mc=(valgrind -q --num-callers=50 --error-exitcode=3 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --suppressions="$root/tests/valgrind.supp")
+    prog memcheck-ellr-layout "${mc[@]}" "$build/tests/cpu/test_ellr_layout"
+    prog memcheck-gpumat-host "${mc[@]}" "$build/tests/cpu/test_gpumat_host"
+    prog memcheck-matrixmarket "${mc[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+  else
+    echo "  [memcheck] SKIP: valgrind is not installed"
+    skipped=$((skipped + 1))
+  fi
 fi
 
 # ---- GPU tests (the lent GPU machine) ----
@@ -100,10 +115,12 @@ prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda -matrices
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda
 if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,sellcuda,aij -n 32 -check
+  expect gpu-log-view-events 'GPUMatBuild +1 ' "$build/examples/solve" -types ellrcuda -n 16 -log_view
+  expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
   same_output gpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
     "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type cuda"
 else
-  for t in gpu-solve-check gpu-petsc-ex2-dll-append; do
+  for t in gpu-solve-check gpu-log-view-events gpu-mat-view-info gpu-petsc-ex2-dll-append; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi
