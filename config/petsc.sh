@@ -77,7 +77,7 @@ if [[ $rebuild == 0 && -f $stamp ]] && grep -qx "patches=$patch_sum" "$stamp"; t
 fi
 
 # 3. A prebuilt archive in ../shared/cache/ with exactly this key.
-shared_archive=$root/../shared/cache/$key.tar.xz
+shared_archive=${PETSCGPUMAT_SHARED_CACHE:-$root/../shared/cache}/$key.tar.xz
 if [[ $rebuild == 0 && $use_shared_cache == 1 && -f $shared_archive ]]; then
   say "unpacking the prebuilt $shared_archive"
   rm -rf "$prefix" && mkdir -p "$cache"
@@ -99,7 +99,8 @@ sudo_cmd=""
 [[ $(id -u) == 0 ]] || sudo_cmd=sudo
 
 need_pkgs=()
-for p in libopenmpi-dev openmpi-bin liblapack-dev libblas-dev dpkg-dev xz-utils python3 make; do
+# PETSc's needs, and zlib for petscgpumat's Matrix Market reader (.mtx.gz)
+for p in libopenmpi-dev openmpi-bin liblapack-dev libblas-dev dpkg-dev xz-utils python3 make zlib1g-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
 done
 if ((${#need_pkgs[@]})); then

@@ -221,6 +221,35 @@ static PetscErrorCode TestDeviceRefresh(const char *type, PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatDestroy frees every byte the device copy took (the vectors stay alive around it) */
+static PetscErrorCode TestDestroyFreesDevice(const char *type, PetscRandom rnd)
+{
+  Mat    A, B;
+  Vec    x, y;
+  size_t free0, free1, free2, total;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(200000, 200000, 12, "uniform", 91, &A));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSetType(x, VECCUDA));
+  PetscCall(VecSetType(y, VECCUDA));
+  PetscCall(VecSetRandom(x, rnd));
+  PetscCall(VecSet(y, 0));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCallCUDA(cudaMemGetInfo(&free0, &total));
+  PetscCall(MatMult(B, x, y));
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCallCUDA(cudaMemGetInfo(&free1, &total));
+  PetscCall(MatDestroy(&B));
+  PetscCallCUDA(cudaMemGetInfo(&free2, &total));
+  TEST_CHECK(free1 < free0 && free2 == free0, "%s: the device copy took %zu bytes and MatDestroy gave all back (%zu -> %zu -> %zu free)", type, free0 - free1, free0, free1, free2);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Errors at build time (padding guard, device memory) leave nothing on the device; the host path still works */
 static PetscErrorCode TestBuildErrors(PetscRandom rnd)
 {
@@ -341,6 +370,7 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&A));
     }
     PetscCall(TestDeviceRefresh(types[t], rnd));
+    PetscCall(TestDestroyFreesDevice(types[t], rnd));
   }
   PetscCall(TestBuildErrors(rnd));
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
