@@ -18,6 +18,7 @@ static const char help[] = "SpMV benchmark of PETSc matrix types on the GPU, tim
 */
 #include <petscgpumat.h>
 #include <petscdevice_cuda.h>
+#include <string.h>
 
 typedef struct {
   char   label[128];
@@ -265,8 +266,8 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUMatInitializePackage());
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
   if (!flg) {
-    const char *def[] = {MATAIJCUSPARSE, "sellcuda", MATELLRCUDA};
-    for (ntypes = 0; ntypes < 3; ntypes++) PetscCall(PetscStrallocpy(def[ntypes], &types[ntypes]));
+    const char *def[] = {MATAIJCUSPARSE, "sellcuda", MATELLRCUDA, MATRGCSRCUDA};
+    for (ntypes = 0; ntypes < 4; ntypes++) PetscCall(PetscStrallocpy(def[ntypes], &types[ntypes]));
   }
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-variants", variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
@@ -305,9 +306,17 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(BenchType(A, types[t], NULL, reps, bw, xhost, yref, &res[nres++]));
   for (PetscInt v = 0; v < nvariants; v++) {
     for (PetscInt t = 0; t < ntypes; t++) {
+      char      key[32];
       PetscBool ours;
+      char     *found;
 
-      PetscCall(PetscStrInList(types[t], MATELLRCUDA "," MATSEQELLRCUDA "," MATCMRSCUDA "," MATSEQCMRSCUDA "," MATRGCSRCUDA "," MATSEQRGCSRCUDA, ',', &ours));
+      /* a variant applies to the type whose options it names: "ellrcuda" <-> "mat_ellr_", ... */
+      PetscCall(PetscStrncpy(key, "mat_", sizeof(key)));
+      PetscCall(PetscStrlcat(key, types[t] + (types[t][0] == 's' ? 6 : 0), sizeof(key))); /* seqaijellrcuda -> ellrcuda */
+      key[PetscMax(4, (int)strlen(key) - 4)] = 0;                                           /* mat_ellrcuda -> mat_ellr */
+      PetscCall(PetscStrlcat(key, "_", sizeof(key)));
+      PetscCall(PetscStrstr(variants[v], key, &found));
+      ours = (PetscBool)(found != NULL);
       if (ours && nres < 64) PetscCall(BenchType(A, types[t], variants[v], reps, bw, xhost, yref, &res[nres++]));
     }
   }

@@ -58,5 +58,17 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDAGetThreadsPerRow(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetMaxFill(Mat, PetscReal *);
 
+/* Row-grouped CSR (Oberhuber, Suzuki, Vacata 2010) with row reordering by length and T threads per row */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJRGCSRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJRGCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetGroupSize(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetGroupSize(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetSortWindow(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetSortWindow(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetThreadsPerRow(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetThreadsPerRow(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetMaxFill(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetMaxFill(Mat, PetscReal *);
+
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

@@ -27,8 +27,8 @@ fi
 if [[ $what == *bench* ]]; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
-      timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,ellrcuda \
-        -csv "$work/b.csv"
+      timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,ellrcuda,rgcsrcuda \
+        -variants mat_rgcsr_sort_window:1000000000 -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
@@ -42,6 +42,11 @@ if [[ $what == *sweep* ]]; then
              "-problem rows -mean 32 -n 88" "-problem rows -mean 64 -n 70" "-problem rows -mean 128 -n 56" "-problem rows -mean 256 -n 45"; do
       timeout 60 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,sellcuda,ellrcuda \
         -variants $T:1+$F,$T:2+$F,$T:4+$F,$T:8+$F,$T:16+$F,$T:32+$F -csv "$work/s.csv"
+      sed "s|^|${p// /_},|" "$work/s.csv" >>"$out/sweep.csv"
+      # RgCSR: group size x sort window (0 / global), padding guard off to see every fill
+      timeout 60 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,rgcsrcuda -variants \
+        $(for G in 32 64 128 256 512 1024; do for W in 0 1000000000; do printf 'mat_rgcsr_group_size:%s+mat_rgcsr_sort_window:%s+mat_rgcsr_max_fill:0,' $G $W; done; done) \
+        -csv "$work/s.csv"
       sed "s|^|${p// /_},|" "$work/s.csv" >>"$out/sweep.csv"
     done
   } 2>&1 | tee "$out/sweep.txt"

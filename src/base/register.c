@@ -3,6 +3,7 @@
 
 PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void);
 
 static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
 
@@ -22,7 +23,7 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
 }
 
 /*@C
-  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQELLRCUDA`, ...) with PETSc
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`) with PETSc
 
   Not Collective
 
@@ -46,6 +47,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscLogEventRegister("GPUMatBuild", MAT_CLASSID, &MAT_GPUMatBuild));
   PetscCall(PetscLogEventRegister("GPUMatCopyValues", MAT_CLASSID, &MAT_GPUMatCopyValues));
   PetscCall(MatGPUMatRegisterELLR_Private());
+  PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -37,7 +37,7 @@ static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
 
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     for (PetscInt i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
-    PetscCall(MatELLRChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
+    PetscCall(MatGPUMatChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

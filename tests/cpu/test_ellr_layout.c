@@ -169,7 +169,7 @@ static PetscErrorCode TestLimitsAndErrors(void)
     PetscBool       ok     = PETSC_TRUE;
 
     for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(mean); c++) {
-      PetscCall(MatELLRChooseThreadsPerRow(100, 100 * mean[c], maxl[c], &T));
+      PetscCall(MatGPUMatChooseThreadsPerRow(100, 100 * mean[c], maxl[c], &T));
       if (T != want[c]) {
         ok = PETSC_FALSE;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mean %" PetscInt_FMT " longest %" PetscInt_FMT ": T %" PetscInt_FMT ", expected %" PetscInt_FMT "\n", mean[c], maxl[c], T, want[c]));

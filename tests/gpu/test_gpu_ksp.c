@@ -67,7 +67,11 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
   PetscCall(Solve(A, MATAIJCUSPARSE, ksptype, b, &xref, &itsref));
   if (options) PetscCall(PetscOptionsInsertString(NULL, options));
   PetscCall(Solve(A, type, ksptype, b, &x, &its));
-  if (options) PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
+  if (options) {
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_group_size"));
+  }
   PetscCall(VecNorm(xref, NORM_2, &nref));
   PetscCall(VecAXPY(x, -1.0, xref));
   PetscCall(VecNorm(x, NORM_2, &ndiff));
@@ -102,11 +106,16 @@ int main(int argc, char **argv)
   PetscCall(TestCreateLaplacian(3, 40, &lap));
   PetscCall(CreateConvectionDiffusion(200, &cd));
   for (PetscInt t = 0; t < ntypes; t++) {
-    PetscBool ellr;
+    PetscBool ellr, rgcsr;
 
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
+    PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));
+    if (rgcsr) {
+      PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_rgcsr_sort_window 100000"));
+      PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_rgcsr_sort_window 512 -mat_rgcsr_group_size 64"));
+    }
     if (ellr) {
       PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_ellr_threads_per_row 4"));
       PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_ellr_threads_per_row 2"));

@@ -31,16 +31,36 @@ static PetscErrorCode ApplyELLR(Mat A, PetscInt v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (group size, threads per row, sort window): defaults, the paper's kernel, reordering, and odd shapes */
+static PetscErrorCode ApplyRgCSR(Mat A, PetscInt v)
+{
+  const PetscInt G[] = {128, 32, 128, 256, 1024, 64, 96, 128};
+  const PetscInt T[] = {0, 1, 1, 4, 0, 32, 2, 8};
+  const PetscInt W[] = {0, 0, 1 << 30, 64, 1 << 30, 0, 200, 1000};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatRGCSRCUDASetGroupSize(A, G[v]));
+  PetscCall(MatRGCSRCUDASetThreadsPerRow(A, T[v]));
+  PetscCall(MatRGCSRCUDASetSortWindow(A, W[v]));
+  PetscCall(MatRGCSRCUDASetMaxFill(A, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode GetVariants(const char *type, Variants *var)
 {
-  PetscBool ellr;
+  PetscBool ellr, rgcsr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
+  PetscCall(PetscStrcmp(type, MATRGCSRCUDA, &rgcsr));
   if (ellr) {
     var->label = "threads per row T (index into 0,1,2,4,8,16,32)";
     var->apply = ApplyELLR;
     var->count = 7;
+  } else if (rgcsr) {
+    var->label = "(group size, T, sort window) combinations";
+    var->apply = ApplyRgCSR;
+    var->count = 8;
   } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,6 +293,14 @@ static PetscErrorCode TestBuildErrors(PetscRandom rnd)
   TEST_CHECK(free0 == free1, "ellrcuda padding guard: no device memory kept (%zu -> %zu free)", free0, free1);
   PetscCall(MatBindToCPU(B, PETSC_TRUE));
   PetscCall(CheckAllProducts(A, B, rnd, "ellrcuda after the padding-guard error, bound to the CPU", PETSC_FALSE));
+  PetscCall(MatDestroy(&B));
+  /* RgCSR's guard: the dense row pads its whole group */
+  PetscCall(MatConvert(A, MATRGCSRCUDA, MAT_INITIAL_MATRIX, &B));
+  TEST_EXPECT_ERROR(&ierr, MatMult(B, x, y));
+  PetscCall(cudaMemGetInfo(&free1, &total) == cudaSuccess ? PETSC_SUCCESS : PETSC_ERR_GPU);
+  TEST_CHECK(ierr == PETSC_ERR_SUP && free0 == free1, "rgcsrcuda padding guard: one dense row gives PETSC_ERR_SUP (%d), no device memory kept", (int)ierr);
+  PetscCall(MatRGCSRCUDASetMaxFill(B, 0));
+  PetscCall(CheckAllProducts(A, B, rnd, "rgcsrcuda with the guard lifted (-mat_rgcsr_max_fill 0) on one dense row", PETSC_TRUE));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&B));

@@ -34,7 +34,6 @@ PETSC_EXTERN PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscI
 PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutDestroy(MatELLRLayout *);
-PETSC_EXTERN PetscErrorCode MatELLRChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatELLRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 
 /* The type's data (A->spptr's format data) */

@@ -69,3 +69,4 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
+PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);

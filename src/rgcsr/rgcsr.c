@@ -1,0 +1,626 @@
+/* MATSEQRGCSRCUDA: the row-grouped CSR format as a petscgpumat format (parameters, device copy, registration) */
+#include <petscgpumat/private/rgcsrimpl.h>
+
+static const MatGPUFormat MatGPUFormat_RgCSR;
+
+static PetscErrorCode MatRgCSRGetData_Private(Mat A, Mat_SeqRGCSRCUDA **r)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_RgCSR, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parameters in effect: automatic T resolved from the host matrix, W >= m meaning one global window */
+static PetscErrorCode MatRgCSRParameters_Private(Mat A, PetscInt *G, PetscInt *T, PetscInt *W)
+{
+  Mat_SeqRGCSRCUDA *r;
+  const PetscInt   *ai;
+  PetscInt          m = A->rmap->n, maxlen = 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  *G = r->G_option;
+  *W = r->W_option;
+  *T = r->T_option;
+  if (!*T && A->preallocated) {
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    for (PetscInt i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
+    PetscCall(MatGPUMatChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDASetGroupSize_RgCSR(Mat A, PetscInt G)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCheck(G >= 32 && G <= 1024 && G % 32 == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "RgCSR group size %" PetscInt_FMT " must be a multiple of 32 in 32..1024", G);
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  if (r->G_option != G) PetscCall(MatGPUMatInvalidateStructure(A));
+  r->G_option = G;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDASetSortWindow_RgCSR(Mat A, PetscInt W)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCheck(W >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "RgCSR sort window %" PetscInt_FMT " must be >= 0 (0: no reordering; the number of rows or more: one global window)", W);
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  if (r->W_option != W) PetscCall(MatGPUMatInvalidateStructure(A));
+  r->W_option = W;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDASetThreadsPerRow_RgCSR(Mat A, PetscInt T)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCheck(T == 0 || T == 1 || T == 2 || T == 4 || T == 8 || T == 16 || T == 32, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "RgCSR threads per row %" PetscInt_FMT " must be 1, 2, 4, 8, 16, 32 (or 0: automatic)", T);
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  if (r->T_option != T) PetscCall(MatGPUMatInvalidateStructure(A));
+  r->T_option = T;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDASetMaxFill_RgCSR(Mat A, PetscReal maxfill)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCheck(maxfill == 0 || maxfill >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "RgCSR max fill %g must be >= 1 (or 0: no limit)", (double)maxfill);
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  r->maxfill = maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDAGetGroupSize_RgCSR(Mat A, PetscInt *G)
+{
+  PetscInt T, W;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRParameters_Private(A, G, &T, &W));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDAGetSortWindow_RgCSR(Mat A, PetscInt *W)
+{
+  PetscInt G, T;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRParameters_Private(A, &G, &T, W));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDAGetThreadsPerRow_RgCSR(Mat A, PetscInt *T)
+{
+  PetscInt G, W;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRParameters_Private(A, &G, T, &W));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRGCSRCUDAGetMaxFill_RgCSR(Mat A, PetscReal *maxfill)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  *maxfill = r->maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatComposeRgCSR_Private(Mat A, PetscBool compose)
+{
+  PetscObject o = (PetscObject)A;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDASetGroupSize_C", compose ? MatRGCSRCUDASetGroupSize_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDAGetGroupSize_C", compose ? MatRGCSRCUDAGetGroupSize_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDASetSortWindow_C", compose ? MatRGCSRCUDASetSortWindow_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDAGetSortWindow_C", compose ? MatRGCSRCUDAGetSortWindow_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDASetThreadsPerRow_C", compose ? MatRGCSRCUDASetThreadsPerRow_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDAGetThreadsPerRow_C", compose ? MatRGCSRCUDAGetThreadsPerRow_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDASetMaxFill_C", compose ? MatRGCSRCUDASetMaxFill_RgCSR : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatRGCSRCUDAGetMaxFill_C", compose ? MatRGCSRCUDAGetMaxFill_RgCSR : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCreate_RgCSR(Mat A)
+{
+  Mat_GPUMat       *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&r));
+  r->G_option = 128; /* the paper's best; see docs/performance.md for the H100 sweep */
+  r->T_option = 0;
+  r->W_option = 0;
+  r->maxfill  = 4.0;
+  g->data     = r;
+  PetscCall(MatComposeRgCSR_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatDestroy_RgCSR(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatComposeRgCSR_Private(A, PETSC_FALSE));
+  PetscCall(PetscFree(g->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyParameters_RgCSR(Mat A, Mat B)
+{
+  Mat_SeqRGCSRCUDA *a, *b;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &a));
+  PetscCall(MatRgCSRGetData_Private(B, &b));
+  b->G_option = a->G_option;
+  b->T_option = a->T_option;
+  b->W_option = a->W_option;
+  b->maxfill  = a->maxfill;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatSetFromOptions_RgCSR(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqRGCSRCUDA *r;
+  PetscInt          v;
+  PetscReal         f;
+  PetscBool         set;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(PetscOptionsInt("-mat_rgcsr_group_size", "Rows per group (= threads per block when T = 1): a multiple of 32 in 32..1024", "MatRGCSRCUDASetGroupSize", r->G_option, &v, &set));
+  if (set) PetscCall(MatRGCSRCUDASetGroupSize(A, v));
+  PetscCall(PetscOptionsInt("-mat_rgcsr_sort_window", "Sort rows by decreasing length inside windows of this many rows; 0: no reordering, >= rows: global", "MatRGCSRCUDASetSortWindow", r->W_option, &v, &set));
+  if (set) PetscCall(MatRGCSRCUDASetSortWindow(A, v));
+  PetscCall(PetscOptionsInt("-mat_rgcsr_threads_per_row", "Threads per row T: 1, 2, 4, 8, 16, 32; 0 chooses from the row lengths", "MatRGCSRCUDASetThreadsPerRow", r->T_option, &v, &set));
+  if (set) PetscCall(MatRGCSRCUDASetThreadsPerRow(A, v));
+  PetscCall(PetscOptionsReal("-mat_rgcsr_max_fill", "Largest ratio of stored entries (artificial zeros included) to nonzeros; 0: no limit", "MatRGCSRCUDASetMaxFill", r->maxfill, &f, &set));
+  if (set) PetscCall(MatRGCSRCUDASetMaxFill(A, f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatView_RgCSR(Mat A, PetscViewer viewer)
+{
+  Mat_SeqRGCSRCUDA *r;
+  Mat_GPUMat       *g = (Mat_GPUMat *)A->spptr;
+  PetscInt          G, T, W;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "group size %" PetscInt_FMT ", threads per row T = %" PetscInt_FMT "%s, sort window %" PetscInt_FMT "%s, max fill %g%s\n", G, T, r->T_option ? "" : " (automatic)", W, W == 0 ? " (no reordering)" : (W >= A->rmap->n ? " (global)" : ""), (double)r->maxfill,
+                                   r->maxfill == 0 ? " (no limit)" : ""));
+  if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, longest row %" PetscInt_FMT ", artificial zeros %.1f%% of nnz (the paper's filling)\n", r->ngroups, r->maxlen, g->nnz ? 100.0 * (double)(r->stored - g->nnz) / (double)g->nnz : 0.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatFreeDevice_RgCSR(Mat A)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_gp));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_rl));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_perm));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_col));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_val));
+  r->bytes = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static size_t MatRgCSRDeviceBytes(PetscInt m, PetscInt ngroups, PetscBool perm, PetscCount stored)
+{
+  return (size_t)(ngroups + 1) * sizeof(PetscCount) + (size_t)m * sizeof(int) * (perm ? 2 : 1) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
+}
+
+static PetscErrorCode MatRgCSRUpload_Private(Mat A, Mat_SeqRGCSRCUDA *r, const MatRgCSRLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(L->ngroups + 1) * sizeof(PetscCount), (void **)&r->d_gp));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&r->d_rl));
+  if (L->perm) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&r->d_perm));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(int), (void **)&r->d_col));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(PetscScalar), (void **)&r->d_val));
+  PetscCall(MatGPUMatCopyToDevice(r->d_gp, L->gp, (size_t)(L->ngroups + 1) * sizeof(PetscCount)));
+  PetscCall(MatGPUMatCopyToDevice(r->d_rl, L->rl, (size_t)L->m * sizeof(int)));
+  if (L->perm) PetscCall(MatGPUMatCopyToDevice(r->d_perm, L->perm, (size_t)L->m * sizeof(int)));
+  PetscCall(MatGPUMatCopyToDevice(r->d_col, L->col, (size_t)L->stored * sizeof(int)));
+  PetscCall(MatGPUMatCopyToDevice(r->d_val, L->val, (size_t)L->stored * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqRGCSRCUDA *r;
+  MatRgCSRLayout    L;
+  PetscInt          m = A->rmap->n, G, T, W, maxlen;
+  PetscCount        stored, nnz = m ? ai[m] : 0;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
+  PetscCall(MatRgCSRLayoutMeasure(m, A->cmap->n, ai, G, T, W, &maxlen, &stored));
+  PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before allocating anything */
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatRgCSRDeviceBytes(m, (m + G - 1) / G, (PetscBool)(W > 0), stored), "RgCSR"));
+  PetscCall(MatRgCSRLayoutCreate(m, A->cmap->n, ai, aj, aa, G, T, W, &L));
+  ierr = MatRgCSRUpload_Private(A, r, &L);
+  r->G       = G;
+  r->T       = T;
+  r->W       = W;
+  r->m       = m;
+  r->ngroups = L.ngroups;
+  r->maxlen  = L.maxlen;
+  r->stored  = L.stored;
+  r->bytes   = MatRgCSRDeviceBytes(m, L.ngroups, (PetscBool)(L.perm != NULL), L.stored);
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqRGCSRCUDA *r;
+  MatRgCSRLayout    L;
+  PetscScalar      *val;
+  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  /* the structure is unchanged: rebuild the slot map on the host (no device copy of CSR is kept), send values */
+  PetscCall(MatRgCSRLayoutCreate(r->m, A->cmap->n, ai, aj, NULL, r->G, r->T, r->W, &L));
+  PetscCall(PetscMalloc1(L.stored, &val));
+  PetscCall(MatRgCSRLayoutFillValues(&L, ai, aa, val));
+  ierr = MatGPUMatCopyToDevice(r->d_val, val, (size_t)L.stored * sizeof(PetscScalar));
+  PetscCall(PetscFree(val));
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRCUDALaunchMult(args->stream, r, args->x, args->y, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMultTranspose_RgCSR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRCUDALaunchMultTranspose(args->stream, r, args->x, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatGetInfo_RgCSR(Mat A, MatGPUMatInfo *info)
+{
+  Mat_GPUMat       *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqRGCSRCUDA *r;
+  PetscInt          G, T, W, maxlen, ngroups;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
+  ngroups = (info->rows + G - 1) / G;
+  if (!g->built) {
+    const PetscInt *ai;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    PetscCall(MatRgCSRLayoutMeasure(info->rows, info->cols, ai, G, T, W, &maxlen, &info->stored));
+    info->device_bytes = MatRgCSRDeviceBytes(info->rows, ngroups, (PetscBool)(W > 0 && info->rows > 1), info->stored);
+  } else {
+    info->stored       = r->stored;
+    info->device_bytes = r->bytes;
+  }
+  /* rowLengths, the permutation if any, and the group pointers (counted as two 32-bit words each) */
+  info->index_count  = info->rows * ((W > 0 && info->rows > 1) ? 2 : 1) + 2 * (ngroups + 1);
+  info->read_entries = info->nnz; /* rowLengths bound each row's loop: artificial zeros are not read */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const MatGPUFormat MatGPUFormat_RgCSR = {
+  "Row-grouped CSR",
+  MATSEQRGCSRCUDA,
+  "Row-grouped CSR (RgCSR) GPU matrix options",
+  MatGPUFormatCreate_RgCSR,
+  MatGPUFormatDestroy_RgCSR,
+  MatGPUFormatCopyParameters_RgCSR,
+  MatGPUFormatSetFromOptions_RgCSR,
+  MatGPUFormatView_RgCSR,
+  MatGPUFormatBuild_RgCSR,
+  MatGPUFormatCopyValues_RgCSR,
+  MatGPUFormatFreeDevice_RgCSR,
+  MatGPUFormatMult_RgCSR,
+  MatGPUFormatMultTranspose_RgCSR,
+  MatGPUFormatGetInfo_RgCSR,
+};
+
+/*MC
+   MATSEQRGCSRCUDA - MATSEQRGCSRCUDA = "seqaijrgcsrcuda" - A sequential sparse matrix whose products run on an
+   NVIDIA GPU in the row-grouped CSR format of Oberhuber, Suzuki and Vacata (2010)
+
+   Rows are cut into groups of `G` rows; inside a group the first entries of all rows are stored first, then the
+   second ones, and so on, each group padded to its own longest row, with `rowLengths` so that no padding is
+   read. Optionally the rows are first sorted by decreasing length inside windows of `W` rows (the paper's
+   future work), which cuts padding; the kernel writes the result through the permutation, so the user sees
+   no reordering. The host `MATSEQAIJ` data stay the master copy (see `MATSEQELLRCUDA` for the common behaviour).
+
+   Options Database Keys:
++  -mat_type rgcsrcuda - sets the type
+.  -mat_rgcsr_group_size <G> - rows per group, a multiple of 32 in 32..1024 (default 128)
+.  -mat_rgcsr_sort_window <W> - sort rows by decreasing length inside windows of W rows; 0 (default) none, W >= rows global
+.  -mat_rgcsr_threads_per_row <T> - threads per row; 0 (default) chooses from the row lengths
+-  -mat_rgcsr_max_fill <f> - padding guard: largest stored entries / nnz (default 4; 0: no limit)
+
+   Level: beginner
+
+   References:
+   T. Oberhuber, A. Suzuki, J. Vacata, New row-grouped CSR format for storing the sparse matrices on GPU with
+   implementation in CUDA, Acta Technica 56 (2011) 447-466.
+
+.seealso: `MatCreateSeqAIJRGCSRCUDA()`, `MatRGCSRCUDASetGroupSize()`, `MatRGCSRCUDASetSortWindow()`, `MATSEQELLRCUDA`, `MatGPUMatGetInfo()`
+M*/
+PetscErrorCode MatCreate_SeqAIJRGCSRCUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(MatCreate_SeqAIJ(B));
+  PetscCall(MatConvert_SeqAIJ_GPUMat(B, &MatGPUFormat_RgCSR, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_RgCSR, MatCreate_SeqAIJRGCSRCUDA));
+  PetscCall(MatRegisterRootName(MATRGCSRCUDA, MATSEQRGCSRCUDA, MATMPIRGCSRCUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJRGCSRCUDA - Creates a sequential `MATSEQRGCSRCUDA` matrix with AIJ preallocation
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF`
+. m    - rows
+. n    - columns
+. nz   - nonzeros per row (same for all rows), ignored if `nnz` is given
+- nnz  - nonzeros per row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: beginner
+
+.seealso: `MATSEQRGCSRCUDA`, `MatCreateSeqAIJ()`
+@*/
+PetscErrorCode MatCreateSeqAIJRGCSRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(A, 6);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQRGCSRCUDA));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDASetGroupSize - Sets the number of rows per group of a `MATSEQRGCSRCUDA` matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- G - a multiple of 32 in 32..1024 (default 128)
+
+  Options Database Key:
+. -mat_rgcsr_group_size <G> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDAGetGroupSize()`
+@*/
+PetscErrorCode MatRGCSRCUDASetGroupSize(Mat A, PetscInt G)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, G, 2);
+  PetscTryMethod(A, "MatRGCSRCUDASetGroupSize_C", (Mat, PetscInt), (A, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDAGetGroupSize - Gets the number of rows per group of a `MATSEQRGCSRCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. G - rows per group
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDASetGroupSize()`
+@*/
+PetscErrorCode MatRGCSRCUDAGetGroupSize(Mat A, PetscInt *G)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(G, 2);
+  PetscUseMethod(A, "MatRGCSRCUDAGetGroupSize_C", (Mat, PetscInt *), (A, G));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDASetSortWindow - Sorts the rows of a `MATSEQRGCSRCUDA` matrix by decreasing length inside windows of W rows
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- W - window size; 0 (default) keeps the row order, W >= the number of rows sorts globally
+
+  Options Database Key:
+. -mat_rgcsr_sort_window <W> - the same
+
+  Level: intermediate
+
+  Note:
+  Sorting puts rows of similar length in the same group, which cuts the padding; the products write through
+  the permutation, so results are in the matrix's own row order (equal up to rounding to unsorted ones).
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDAGetSortWindow()`
+@*/
+PetscErrorCode MatRGCSRCUDASetSortWindow(Mat A, PetscInt W)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, W, 2);
+  PetscTryMethod(A, "MatRGCSRCUDASetSortWindow_C", (Mat, PetscInt), (A, W));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDAGetSortWindow - Gets the sort window of a `MATSEQRGCSRCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. W - the window (0: no reordering)
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDASetSortWindow()`
+@*/
+PetscErrorCode MatRGCSRCUDAGetSortWindow(Mat A, PetscInt *W)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(W, 2);
+  PetscUseMethod(A, "MatRGCSRCUDAGetSortWindow_C", (Mat, PetscInt *), (A, W));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDASetThreadsPerRow - Sets the number of threads that compute one row of a `MATSEQRGCSRCUDA` matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- T - 1, 2, 4, 8, 16 or 32; 0 (default) chooses from the row lengths
+
+  Options Database Key:
+. -mat_rgcsr_threads_per_row <T> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDAGetThreadsPerRow()`
+@*/
+PetscErrorCode MatRGCSRCUDASetThreadsPerRow(Mat A, PetscInt T)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, T, 2);
+  PetscTryMethod(A, "MatRGCSRCUDASetThreadsPerRow_C", (Mat, PetscInt), (A, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDAGetThreadsPerRow - Gets the threads per row in use (the automatic choice if none was set)
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. T - threads per row
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDASetThreadsPerRow()`
+@*/
+PetscErrorCode MatRGCSRCUDAGetThreadsPerRow(Mat A, PetscInt *T)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(T, 2);
+  PetscUseMethod(A, "MatRGCSRCUDAGetThreadsPerRow_C", (Mat, PetscInt *), (A, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDASetMaxFill - Sets the padding guard of a `MATSEQRGCSRCUDA` matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A       - the matrix
+- maxfill - largest stored entries / nonzeros, at least 1; 0 removes the limit (default 4)
+
+  Options Database Key:
+. -mat_rgcsr_max_fill <f> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDAGetMaxFill()`
+@*/
+PetscErrorCode MatRGCSRCUDASetMaxFill(Mat A, PetscReal maxfill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveReal(A, maxfill, 2);
+  PetscTryMethod(A, "MatRGCSRCUDASetMaxFill_C", (Mat, PetscReal), (A, maxfill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatRGCSRCUDAGetMaxFill - Gets the padding guard of a `MATSEQRGCSRCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. maxfill - the limit (0: none)
+
+  Level: intermediate
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRGCSRCUDASetMaxFill()`
+@*/
+PetscErrorCode MatRGCSRCUDAGetMaxFill(Mat A, PetscReal *maxfill)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(maxfill, 2);
+  PetscUseMethod(A, "MatRGCSRCUDAGetMaxFill_C", (Mat, PetscReal *), (A, maxfill));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

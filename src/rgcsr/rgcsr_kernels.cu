@@ -1,0 +1,112 @@
+/* Row-grouped CSR SpMV kernels: the layout is described in include/petscgpumat/private/rgcsrimpl.h */
+#include <petscgpumat/private/rgcsrimpl.h>
+#include <petscdevice_cuda.h>
+
+namespace
+{
+/*
+  T lanes per stored row p; lane t reads the row's entries t, t+T, ... below rl[p] (no padding is read).
+  The paper's kernel is T = 1 with one block per group; here a block holds G*T threads (at most 1024), and the
+  group of a row is computed, so any group size works with any T. Lanes combine with warp shuffles in a fixed
+  order: bitwise reproducible. z (and y) are indexed through perm when the rows were reordered.
+*/
+template <int T>
+__global__ void __launch_bounds__(1024) rgcsr_mult(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  const long long tid  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int       p    = (int)(tid / T);
+  const int       lane = (int)(tid % T);
+  PetscScalar     sum  = 0;
+
+  if (p < m) {
+    const int g = p / G, t = p - g * G, Gg = min(G, m - g * G), len = rl[p];
+    long long s = gp[g] + (long long)t * T + lane;
+
+    for (int k = lane; k < len; k += T, s += (long long)Gg * T) sum += val[s] * __ldg(x + col[s]);
+  }
+  if (T > 1) {
+#pragma unroll
+    for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+  }
+  if (p < m && lane == 0) {
+    const int i = perm ? perm[p] : p;
+    z[i]        = y ? y[i] + sum : sum;
+  }
+}
+
+/* z += A^T x: lanes scatter their entries of stored row p, scaled by x[perm[p]], with atomics */
+template <int T>
+__global__ void __launch_bounds__(1024) rgcsr_mult_transpose(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
+{
+  const long long tid  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int       p    = (int)(tid / T);
+  const int       lane = (int)(tid % T);
+
+  if (p >= m) return;
+  const int         g = p / G, t = p - g * G, Gg = min(G, m - g * G), len = rl[p];
+  const PetscScalar xi = x[perm ? perm[p] : p];
+  long long         s  = gp[g] + (long long)t * T + lane;
+
+  for (int k = lane; k < len; k += T, s += (long long)Gg * T) atomicAdd(z + col[s], val[s] * xi);
+}
+
+void launch_shape(const Mat_SeqRGCSRCUDA *r, unsigned int *blocks, unsigned int *threads)
+{
+  const long long total = (long long)r->m * r->T;
+
+  *threads = (unsigned int)PetscMin((PetscInt)1024, r->G * r->T);
+  *blocks  = (unsigned int)((total + *threads - 1) / *threads);
+}
+
+PetscErrorCode check_launch(cudaStream_t stream)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaGetLastError());
+  if (PetscDefined(USE_DEBUG)) PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+} // namespace
+
+#define RGCSR_ARGS (int)r->m, (int)r->G, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val
+
+PetscErrorCode MatRgCSRCUDALaunchMult(void *s, const Mat_SeqRGCSRCUDA *r, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+  unsigned int nb, nt;
+
+  PetscFunctionBegin;
+  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
+  launch_shape(r, &nb, &nt);
+  switch (r->T) {
+  case 1: rgcsr_mult<1><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  case 2: rgcsr_mult<2><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  case 4: rgcsr_mult<4><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  case 8: rgcsr_mult<8><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  case 16: rgcsr_mult<16><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  case 32: rgcsr_mult<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
+  }
+  PetscCall(check_launch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *s, const Mat_SeqRGCSRCUDA *r, const PetscScalar *x, PetscScalar *z)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+  unsigned int nb, nt;
+
+  PetscFunctionBegin;
+  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
+  launch_shape(r, &nb, &nt);
+  switch (r->T) {
+  case 1: rgcsr_mult_transpose<1><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  case 2: rgcsr_mult_transpose<2><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  case 4: rgcsr_mult_transpose<4><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  case 8: rgcsr_mult_transpose<8><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  case 16: rgcsr_mult_transpose<16><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  case 32: rgcsr_mult_transpose<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
+  }
+  PetscCall(check_launch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

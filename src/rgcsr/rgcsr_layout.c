@@ -1,0 +1,198 @@
+/* Row-grouped CSR layout on the host: built from CSR, copied as is to the device, and emulated for the tests. */
+#include <petscgpumat/private/rgcsrimpl.h>
+
+static PetscErrorCode MatRgCSRCheckParameters(PetscInt m, PetscInt n, PetscInt G, PetscInt T, PetscInt W)
+{
+  PetscFunctionBegin;
+  /* the type asks for multiples of 32 (whole warps); the layout itself takes any group size, e.g. the paper's 4 */
+  PetscCheck(G >= 1 && G <= 1024, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RgCSR group size %" PetscInt_FMT " must be in 1..1024", G);
+  PetscCheck(T == 1 || T == 2 || T == 4 || T == 8 || T == 16 || T == 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RgCSR threads per row %" PetscInt_FMT " must be 1, 2, 4, 8, 16 or 32", T);
+  PetscCheck(W >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "RgCSR sort window %" PetscInt_FMT " must be >= 0 (0: no reordering)", W);
+  PetscCheck(m >= 0 && n >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Negative size %" PetscInt_FMT " x %" PetscInt_FMT, m, n);
+  PetscCheck((PetscCount)m * T < PETSC_INT32_MAX && n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "RgCSR uses 32-bit row and column indices on the device: %" PetscInt_FMT " x %" PetscInt_FMT " is too large", m, n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stored order: rows sorted by decreasing length inside windows of W rows (stable); identity for W = 0 */
+static PetscErrorCode MatRgCSRPermutation(PetscInt m, const PetscInt ai[], PetscInt W, int **perm)
+{
+  PetscInt *len, *idx;
+
+  PetscFunctionBegin;
+  *perm = NULL;
+  if (!W || m < 2) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMalloc1(m, perm));
+  PetscCall(PetscMalloc2(m, &len, m, &idx));
+  for (PetscInt w0 = 0; w0 < m; w0 += W) {
+    const PetscInt w1 = (W >= m - w0) ? m : w0 + W, nw = w1 - w0;
+
+    /* sort by decreasing length: ascending on -length, the row index as a tie-break keeps it stable */
+    for (PetscInt i = 0; i < nw; i++) {
+      len[i] = -(ai[w0 + i + 1] - ai[w0 + i]);
+      idx[i] = w0 + i;
+    }
+    PetscCall(PetscSortIntWithArray(nw, len, idx));
+    for (PetscInt i = 0; i < nw;) { /* PetscSortInt is not stable: restore row order among equal lengths */
+      PetscInt j = i;
+      while (j < nw && len[j] == len[i]) j++;
+      PetscCall(PetscSortInt(j - i, idx + i));
+      i = j;
+    }
+    for (PetscInt i = 0; i < nw; i++) (*perm)[w0 + i] = (int)idx[i];
+    if (W >= m - w0) break;
+  }
+  PetscCall(PetscFree2(len, idx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatRgCSRBuildGroups(MatRgCSRLayout *L, const PetscInt ai[])
+{
+  PetscFunctionBegin;
+  L->ngroups = (L->m + L->G - 1) / L->G;
+  PetscCall(PetscMalloc1(L->ngroups + 1, &L->gp));
+  L->gp[0]  = 0;
+  L->maxlen = 0;
+  for (PetscInt g = 0; g < L->ngroups; g++) {
+    const PetscInt p0 = g * L->G, p1 = PetscMin(p0 + L->G, L->m);
+    PetscInt       K  = 0;
+
+    for (PetscInt p = p0; p < p1; p++) K = PetscMax(K, L->rl[p]);
+    L->maxlen     = PetscMax(L->maxlen, K);
+    K             = ((K + L->T - 1) / L->T) * L->T;
+    L->gp[g + 1] = L->gp[g] + (PetscCount)K * (p1 - p0);
+  }
+  L->stored = L->gp[L->ngroups];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Stored entries (padding included) of the layout for these parameters, without building it */
+PetscErrorCode MatRgCSRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[], PetscInt G, PetscInt T, PetscInt W, PetscInt *maxlen, PetscCount *stored)
+{
+  MatRgCSRLayout L;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRCheckParameters(m, n, G, T, W));
+  PetscCall(PetscMemzero(&L, sizeof(L)));
+  L.m = m, L.n = n, L.G = G, L.T = T, L.W = W;
+  PetscCall(MatRgCSRPermutation(m, ai, W, &L.perm));
+  PetscCall(PetscMalloc1(m, &L.rl));
+  for (PetscInt p = 0; p < m; p++) {
+    const PetscInt i = L.perm ? L.perm[p] : p;
+    L.rl[p]          = (int)(ai[i + 1] - ai[i]);
+  }
+  PetscCall(MatRgCSRBuildGroups(&L, ai));
+  *maxlen = L.maxlen;
+  *stored = L.stored;
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The padding guard: a clear error, naming the fill, instead of exhausting memory */
+PetscErrorCode MatRgCSRCheckFill(PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
+{
+  PetscFunctionBegin;
+  PetscCheck(maxfill == 0 || (PetscReal)stored <= maxfill * (PetscReal)PetscMax(nnz, m), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "RgCSR would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (artificial zeros %.0f%% of nnz, fill %.2f > -mat_rgcsr_max_fill %g); the longest row has %" PetscInt_FMT " entries, the mean is %.2f. Try -mat_rgcsr_sort_window (reordering cuts padding), a smaller -mat_rgcsr_group_size, -mat_type cmrscuda (no padding), or raise -mat_rgcsr_max_fill (0: no limit)",
+             stored, nnz, nnz ? 100.0 * (double)(stored - nnz) / (double)nnz : 0.0, (double)stored / (double)PetscMax(nnz, 1), (double)maxfill, maxlen, m ? (double)nnz / (double)m : 0.0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *L, const PetscInt ai[], const PetscScalar aa[], PetscScalar val[])
+{
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(val, L->stored));
+  for (PetscInt p = 0; p < L->m; p++) {
+    const PetscInt i = L->perm ? L->perm[p] : p;
+
+    for (PetscInt k = 0; k < L->rl[p]; k++) val[MatRgCSRSlot(L, p, k)] = aa[ai[i] + k];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatRgCSRLayoutCreate - Builds the row-grouped CSR arrays of a CSR matrix on the host
+
+  Not Collective
+
+  Input Parameters:
++ m  - rows
+. n  - columns
+. ai - CSR row offsets, `m`+1 entries
+. aj - CSR column indices
+. aa - CSR values, or `NULL` for a layout without values
+. G  - group size in 1..1024 (the type uses multiples of 32)
+. T  - threads per row, a power of two up to 32
+- W  - sort window: rows sorted by decreasing length inside windows of `W` rows; 0: no reordering
+
+  Output Parameter:
+. L - the layout; free it with `MatRgCSRLayoutDestroy()`
+
+  Level: developer
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRgCSRLayoutMult()`
+@*/
+PetscErrorCode MatRgCSRLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], PetscInt G, PetscInt T, PetscInt W, MatRgCSRLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRCheckParameters(m, n, G, T, W));
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  L->m = m, L->n = n, L->G = G, L->T = T, L->W = W;
+  PetscCall(MatRgCSRPermutation(m, ai, W, &L->perm));
+  PetscCall(PetscMalloc1(m, &L->rl));
+  for (PetscInt p = 0; p < m; p++) {
+    const PetscInt i = L->perm ? L->perm[p] : p;
+    L->rl[p]         = (int)(ai[i + 1] - ai[i]);
+  }
+  PetscCall(MatRgCSRBuildGroups(L, ai));
+  PetscCall(PetscMalloc1(L->stored, &L->col));
+  for (PetscInt g = 0; g < L->ngroups; g++) {
+    const PetscInt p0 = g * G, p1 = PetscMin(p0 + G, m), Gg = p1 - p0, K = (PetscInt)((L->gp[g + 1] - L->gp[g]) / Gg);
+
+    for (PetscInt p = p0; p < p1; p++) {
+      const PetscInt i   = L->perm ? L->perm[p] : p;
+      const int      pad = L->rl[p] ? (int)aj[ai[i + 1] - 1] : 0; /* the row's last column: valid, already in cache */
+
+      for (PetscInt k = 0; k < K; k++) L->col[MatRgCSRSlot(L, p, k)] = k < L->rl[p] ? (int)aj[ai[i] + k] : pad;
+    }
+  }
+  if (aa) {
+    PetscCall(PetscMalloc1(L->stored, &L->val));
+    PetscCall(MatRgCSRLayoutFillValues(L, ai, aa, L->val));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(L->gp));
+  PetscCall(PetscFree(L->rl));
+  PetscCall(PetscFree(L->perm));
+  PetscCall(PetscFree(L->col));
+  PetscCall(PetscFree(L->val));
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* z = A x (+ y) the way the kernel computes it: T lanes per stored row, pairwise lane reduction, z written through perm */
+PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  PetscScalar lane[32];
+
+  PetscFunctionBegin;
+  for (PetscInt p = 0; p < L->m; p++) {
+    const PetscInt i = L->perm ? L->perm[p] : p;
+
+    for (PetscInt t = 0; t < L->T; t++) {
+      lane[t] = 0;
+      for (PetscInt k = t; k < L->rl[p]; k += L->T) {
+        const PetscCount s = MatRgCSRSlot(L, p, k);
+        lane[t] += L->val[s] * x[L->col[s]];
+      }
+    }
+    for (PetscInt half = L->T / 2; half > 0; half /= 2)
+      for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
+    z[i] = y ? y[i] + lane[0] : lane[0];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

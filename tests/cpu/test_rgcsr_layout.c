@@ -1,0 +1,208 @@
+static const char help[] = "Row-grouped CSR on the host: the paper's two-group example by hand, reordering, kernel emulation, options.\n";
+
+#include <petscgpumat/private/rgcsrimpl.h>
+#include "../common/testutil.h"
+
+/*
+  8 x 8 example in two groups of four rows (the layout of the paper's Figure 5):
+    row 0: (0,1) (1,2)              row 4: (4,8) (5,9) (6,10) (7,11)
+    row 1: (1,3)                    row 5: empty
+    row 2: (0,4) (2,5) (3,6)        row 6: (5,12) (6,13)
+    row 3: (3,7)                    row 7: (7,14)
+*/
+static const PetscInt    ex_ai[] = {0, 2, 3, 6, 7, 11, 11, 13, 14};
+static const PetscInt    ex_aj[] = {0, 1, 1, 0, 2, 3, 3, 4, 5, 6, 7, 5, 6, 7};
+static const PetscScalar ex_aa[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+
+static PetscErrorCode CheckLayout(PetscInt W, const char *what, PetscCount stored, const PetscCount *gp, const int *rl, const int *perm, const int *col, const PetscScalar *val)
+{
+  MatRgCSRLayout L;
+  PetscBool      ok = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatRgCSRLayoutCreate(8, 8, ex_ai, ex_aj, ex_aa, 4, 1, W, &L));
+  ok = (PetscBool)(L.ngroups == 2 && L.stored == stored && L.gp[0] == gp[0] && L.gp[1] == gp[1] && L.gp[2] == gp[2]);
+  TEST_CHECK(ok, "%s: 2 groups, groupPointers {%" PetscCount_FMT ", %" PetscCount_FMT ", %" PetscCount_FMT "}", what, gp[0], gp[1], gp[2]);
+  ok = PETSC_TRUE;
+  for (PetscInt p = 0; p < 8; p++) ok = (PetscBool)(ok && L.rl[p] == rl[p] && (perm ? L.perm && L.perm[p] == perm[p] : !L.perm));
+  TEST_CHECK(ok, "%s: rowLengths and permutation by hand", what);
+  ok = PETSC_TRUE;
+  for (PetscCount s = 0; s < stored && s < L.stored; s++) ok = (PetscBool)(ok && L.col[s] == col[s] && L.val[s] == val[s]);
+  TEST_CHECK(ok, "%s: columns and values by hand (%" PetscCount_FMT " slots, %" PetscCount_FMT " artificial zeros)", what, stored, stored - 14);
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestHandLayouts(void)
+{
+  /* no reordering: group 0 has 3 slots per row, group 1 has 4 (the last group is a full one here) */
+  const PetscCount  gp0[]   = {0, 12, 28};
+  const int         rl0[]   = {2, 1, 3, 1, 4, 0, 2, 1};
+  const int         col0[]  = {0, 1, 0, 3, 1, 1, 2, 3, 1, 1, 3, 3, 4, 0, 5, 7, 5, 0, 6, 7, 6, 0, 6, 7, 7, 0, 6, 7};
+  const PetscScalar val0[]  = {1, 3, 4, 7, 2, 0, 5, 0, 0, 0, 6, 0, 8, 0, 12, 14, 9, 0, 13, 0, 10, 0, 0, 0, 11, 0, 0, 0};
+  /* global sort by decreasing length (stable): rows 4 2 0 6 | 1 3 7 5, 20 slots instead of 28 */
+  const PetscCount  gpw[]   = {0, 16, 20};
+  const int         rlw[]   = {4, 3, 2, 2, 1, 1, 1, 0};
+  const int         permw[] = {4, 2, 0, 6, 1, 3, 7, 5};
+  const int         colw[]  = {4, 0, 0, 5, 5, 2, 1, 6, 6, 3, 1, 6, 7, 3, 1, 6, 1, 3, 7, 0};
+  const PetscScalar valw[]  = {8, 4, 1, 12, 9, 5, 2, 13, 10, 6, 0, 0, 11, 0, 0, 0, 3, 7, 14, 0};
+  MatRgCSRLayout    L;
+  const int         perm4[] = {2, 0, 1, 3, 4, 6, 7, 5};
+  PetscBool         ok = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(CheckLayout(0, "8x8 example, G=4, no reordering", 28, gp0, rl0, NULL, col0, val0));
+  PetscCall(CheckLayout(8, "8x8 example, G=4, global sort (W=8)", 20, gpw, rlw, permw, colw, valw));
+  PetscCall(CheckLayout(100, "8x8 example, G=4, W=100 is global too", 20, gpw, rlw, permw, colw, valw));
+  PetscCall(MatRgCSRLayoutCreate(8, 8, ex_ai, ex_aj, ex_aa, 4, 1, 4, &L));
+  for (PetscInt p = 0; p < 8; p++) ok = (PetscBool)(ok && L.perm[p] == perm4[p]);
+  TEST_CHECK(ok, "8x8 example, sort window 4: rows sorted inside each window only (2 0 1 3 | 4 6 7 5)");
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The emulated kernel against the float64 reference on every generated matrix, for groups, T and windows */
+static PetscErrorCode TestEmulation(void)
+{
+  char           name[128];
+  PetscBool      more = PETSC_TRUE;
+  const PetscInt Gs[] = {32, 128, 96}, Ts[] = {1, 4, 32}, Ws[] = {0, 64, 1 << 30};
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0; more; idx++) {
+    Mat A;
+
+    PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    for (size_t c = 0; c < 3; c++)
+      for (size_t w = 0; w < 3; w++) {
+        const PetscInt  G = Gs[c], T = Ts[(c + w) % 3], W = Ws[w];
+        const PetscInt *ai, *aj;
+        PetscScalar    *aa, *x, *y, *z;
+        PetscInt        m, n;
+        MatRgCSRLayout  L;
+        double         *ref, err;
+        PetscBool       nanbad, slots = PETSC_TRUE, isperm = PETSC_TRUE;
+        PetscInt       *seen;
+
+        PetscCall(MatGetSize(A, &m, &n));
+        PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+        PetscCall(MatRgCSRLayoutCreate(m, n, ai, aj, aa, G, T, W, &L));
+        PetscCall(PetscMalloc4(n, &x, m, &y, m, &z, m, &ref));
+        PetscCall(PetscCalloc1(m, &seen));
+        for (PetscInt j = 0; j < n; j++) x[j] = PetscSinReal(1.0 + j);
+        for (PetscInt i = 0; i < m; i++) y[i] = PetscCosReal(2.0 + i), z[i] = PETSC_MAX_REAL;
+        PetscCall(MatRgCSRLayoutMult(&L, x, y, z));
+        PetscCall(TestReferenceProduct(A, PETSC_FALSE, x, y, ref));
+        PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
+        TEST_CHECK(err <= TestTolerance() && !nanbad, "emulated RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " A x + y on %s: rel. error %.2e", G, T, W, name, err);
+        /* the permutation is one, rows are sorted by decreasing length in each window, every entry sits in its slot */
+        for (PetscInt p = 0; p < m; p++) {
+          const PetscInt i = L.perm ? L.perm[p] : p;
+          isperm           = (PetscBool)(isperm && i >= 0 && i < m && !seen[i]);
+          if (i >= 0 && i < m) seen[i] = 1;
+          if (W && p % W && p > 0) isperm = (PetscBool)(isperm && L.rl[p] <= L.rl[p - 1]);
+          for (PetscInt k = 0; k < L.rl[p]; k++) {
+            const PetscCount s = MatRgCSRSlot(&L, p, k);
+            slots              = (PetscBool)(slots && s >= L.gp[p / G] && s < L.gp[p / G + 1] && L.col[s] == aj[ai[i] + k] && L.val[s] == aa[ai[i] + k]);
+          }
+        }
+        TEST_CHECK(isperm && slots, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " on %s: permutation, window order and slots", G, T, W, name);
+        PetscCall(PetscFree4(x, y, z, ref));
+        PetscCall(PetscFree(seen));
+        PetscCall(MatRgCSRLayoutDestroy(&L));
+      }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SetOptionsExpect(Mat A, const char *name, const char *value, PetscErrorCode expected)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, name, value));
+  TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, name));
+  TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestTypeAndOptions(void)
+{
+  Mat            A, B;
+  PetscInt       v;
+  PetscBool      flg;
+  MatGPUMatInfo  info;
+  PetscErrorCode ierr;
+  Vec            x, y, z;
+  PetscReal      nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(1000, 1000, 6, "emptyrows", 4, &A));
+  PetscCall(MatConvert(A, MATRGCSRCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQRGCSRCUDA, &flg));
+  TEST_CHECK(flg, "MatConvert(aij, \"rgcsrcuda\") gives seqaijrgcsrcuda");
+  PetscCall(MatRGCSRCUDAGetGroupSize(B, &v));
+  TEST_CHECK(v == 128, "default group size 128 (%" PetscInt_FMT ")", v);
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "64", PETSC_SUCCESS));
+  PetscCall(MatRGCSRCUDAGetGroupSize(B, &v));
+  TEST_CHECK(v == 64, "-mat_rgcsr_group_size 64 read back");
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "48", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "0", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_window", "-5", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_window", "1000", PETSC_SUCCESS));
+  PetscCall(MatRGCSRCUDAGetSortWindow(B, &v));
+  TEST_CHECK(v == 1000, "-mat_rgcsr_sort_window 1000 read back");
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_max_fill", "0.9", PETSC_ERR_ARG_OUTOFRANGE));
+  /* the layout measured without a device: sorting inside one global window stores no more than no sorting */
+  PetscCall(MatGPUMatGetInfo(B, &info));
+  {
+    PetscCount sorted = info.stored;
+    PetscCall(MatRGCSRCUDASetSortWindow(B, 0));
+    PetscCall(MatGPUMatGetInfo(B, &info));
+    TEST_CHECK(sorted <= info.stored && info.read_entries == info.nnz, "sorting cuts artificial zeros: %" PetscCount_FMT " slots sorted, %" PetscCount_FMT " unsorted, %" PetscCount_FMT " nonzeros", sorted, info.stored, info.nnz);
+  }
+  /* the padding guard */
+  TEST_EXPECT_ERROR(&ierr, MatRgCSRCheckFill(100, 100, 50, 1000, 4.0));
+  TEST_CHECK(ierr == PETSC_ERR_SUP, "RgCSR padding guard refuses fill 10 > 4");
+  /* host products (no device: host vectors) equal AIJ's, sorted or not */
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatRGCSRCUDASetSortWindow(B, 100));
+  PetscCall(MatMult(B, x, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "rgcsrcuda MatMult with host vectors equals AIJ's");
+  PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
+  PetscCall(MatEqual(A, B, &flg));
+  TEST_CHECK(flg, "round trip aij -> rgcsrcuda -> aij keeps every entry");
+  PetscCall(MatConvert(B, MATELLRCUDA, MAT_INPLACE_MATRIX, &B));
+  PetscCall(MatConvert(B, MATRGCSRCUDA, MAT_INPLACE_MATRIX, &B));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQRGCSRCUDA, &flg));
+  TEST_CHECK(flg, "in-place conversion ellrcuda -> rgcsrcuda");
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(TestHandLayouts());
+  PetscCall(TestEmulation());
+  PetscCall(TestTypeAndOptions());
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_rgcsr_layout: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
