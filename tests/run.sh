@@ -88,8 +88,8 @@ prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -mat
 # -help lists every option of each format (distinct option names counted in the help text)
 expect cpu-help-lists-ellr-options '^2$' \
   bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -oE -- '-mat_ellr_(threads_per_row|max_fill)' | sort -u | wc -l"
-expect cpu-help-lists-rgcsr-options '^4$' \
-  bash -c "'$build/tests/cpu/test_rgcsr_layout' -help | grep -oE -- '-mat_rgcsr_(group_size|sort_window|threads_per_row|max_fill)' | sort -u | wc -l"
+expect cpu-help-lists-rgcsr-options '^5$' \
+  bash -c "'$build/tests/cpu/test_rgcsr_layout' -help | grep -oE -- '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)' | sort -u | wc -l"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then

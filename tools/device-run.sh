@@ -51,6 +51,15 @@ if [[ $what == *sweep* ]]; then
     done
   } 2>&1 | tee "$out/sweep.txt"
 fi
+if [[ $what == *profile* ]]; then
+  # Nsight Compute on the products of the formats (3-D 7-point Laplacian 150^3), for docs/performance.md
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  for t in ellrcuda rgcsrcuda aijcusparse; do
+    timeout 100 tests/mpienv.sh "$ncu" --launch-skip 8 --launch-count 1 --kernel-name regex:'ellr_mult|rgcsr_mult|csrmv|spmv|SpMV' \
+      --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
+      build/examples/bench_spmv -problem lap3d7 -n 150 -reps 4 -types $t 2>&1
+  done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
+fi
 if [[ $what == *demo* ]]; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi

@@ -158,6 +158,23 @@ static PetscErrorCode TestTypeAndOptions(void)
   TEST_CHECK(v == 1000, "-mat_rgcsr_sort_window 1000 read back");
   PetscCall(SetOptionsExpect(B, "-mat_rgcsr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(SetOptionsExpect(B, "-mat_rgcsr_max_fill", "0.9", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_min_saving", "1.5", PETSC_ERR_ARG_OUTOFRANGE));
+  {
+    /* the 3-D Laplacian: a global sort saves far less than 2 % of the slots, so it is skipped */
+    Mat           L3;
+    MatGPUMatInfo i0, i1;
+
+    PetscCall(TestCreateLaplacian(3, 60, &L3));
+    PetscCall(MatConvert(L3, MATRGCSRCUDA, MAT_INPLACE_MATRIX, &L3));
+    PetscCall(MatGPUMatGetInfo(L3, &i0));
+    PetscCall(MatRGCSRCUDASetSortWindow(L3, 1 << 30));
+    PetscCall(MatGPUMatGetInfo(L3, &i1));
+    TEST_CHECK(i0.stored == i1.stored && i1.index_count == i0.index_count, "3-D Laplacian: sorting skipped (saves < 2%%): %" PetscCount_FMT " slots, no permutation stored", i1.stored);
+    PetscCall(SetOptionsExpect(L3, "-mat_rgcsr_sort_min_saving", "0", PETSC_SUCCESS));
+    PetscCall(MatGPUMatGetInfo(L3, &i1));
+    TEST_CHECK(i1.stored <= i0.stored && i1.index_count == i0.index_count + i0.rows, "3-D Laplacian with -mat_rgcsr_sort_min_saving 0: sorted (%" PetscCount_FMT " slots), permutation stored", i1.stored);
+    PetscCall(MatDestroy(&L3));
+  }
   /* the layout measured without a device: sorting inside one global window stores no more than no sorting */
   PetscCall(MatGPUMatGetInfo(B, &info));
   {

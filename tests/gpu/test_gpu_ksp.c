@@ -71,6 +71,7 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
     PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
     PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
     PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_group_size"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
   }
   PetscCall(VecNorm(xref, NORM_2, &nref));
   PetscCall(VecAXPY(x, -1.0, xref));
@@ -113,8 +114,8 @@ int main(int argc, char **argv)
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
     PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));
     if (rgcsr) {
-      PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_rgcsr_sort_window 100000"));
-      PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_rgcsr_sort_window 512 -mat_rgcsr_group_size 64"));
+      PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_rgcsr_sort_window 100000 -mat_rgcsr_sort_min_saving 0"));
+      PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_rgcsr_sort_window 512 -mat_rgcsr_group_size 64 -mat_rgcsr_sort_min_saving 0"));
     }
     if (ellr) {
       PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_ellr_threads_per_row 4"));

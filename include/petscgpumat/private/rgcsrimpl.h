@@ -47,6 +47,8 @@ PETSC_EXTERN PetscErrorCode MatRgCSRCheckFill(PetscInt, PetscCount, PetscInt, Pe
 typedef struct {
   PetscInt  G_option, T_option, W_option; /* -mat_rgcsr_group_size, _threads_per_row (0: automatic), _sort_window */
   PetscReal maxfill;                      /* -mat_rgcsr_max_fill (0: no limit) */
+  PetscReal minsaving;                    /* -mat_rgcsr_sort_min_saving: sort only if it cuts this fraction of the slots */
+  PetscBool sort_skipped;                 /* the last build did not sort: it would have saved too little */
   /* the device copy */
   PetscInt     G, T, W, m, ngroups, maxlen;
   PetscCount   stored;
