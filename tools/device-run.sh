@@ -61,6 +61,6 @@ if [[ $what == *profile* ]]; then
   done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
 fi
 if [[ $what == *demo* ]]; then
-  timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
+  timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi
 exit $status
