@@ -83,6 +83,12 @@ if [[ $rebuild == 0 && $use_shared_cache == 1 && -f $shared_archive ]]; then
   rm -rf "$prefix" && mkdir -p "$cache"
   if tar -xJf "$shared_archive" -C "$cache" && [[ -f $prefix/include/petscconf.h ]] &&
      grep -q '^#define PETSC_HAVE_CUDA 1' "$prefix/include/petscconf.h"; then
+    # the archive was installed under another prefix: its text files (make variables, pkg-config) name it
+    old_prefix=$(sed -n 's/^prefix=//p' "$prefix/lib/pkgconfig/petsc.pc")
+    if [[ -n $old_prefix && $old_prefix != "$prefix" ]]; then
+      grep -rlF "$old_prefix" "$prefix/lib/petsc/conf" "$prefix/lib/pkgconfig" "$prefix/include" "$prefix/share" 2>/dev/null |
+        xargs -r sed -i "s|$old_prefix|$prefix|g"
+    fi
     echo "patches=$patch_sum" > "$stamp"; echo "source=$shared_archive" >> "$stamp"
     answer "$prefix" ""
   fi
