@@ -31,9 +31,32 @@ static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat, MatType, MatReuse, Mat *)
 static PetscErrorCode MatConvert_SeqAIJ_GPUMatByName(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat, MatGPUMatInfo *);
 
+/* MatCreate_<type>() of every format: a SeqAIJ converted in place (no device is touched) */
+PetscErrorCode MatCreate_GPUMat(Mat B, const MatGPUFormat *format)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(MatCreate_SeqAIJ(B));
+  PetscCall(MatConvert_SeqAIJ_GPUMat(B, format, MAT_INPLACE_MATRIX, &B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatCreateSeqAIJ<format>CUDA() of every format */
+PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm comm, MatType type, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(A, 7);
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Registers the seq type, and the root name ("ellrcuda") that picks "seqaij..." or "mpiaij..." by communicator size */
 PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCode (*create)(Mat))
 {
-  char root[64];
+  char root[64], mpi[64];
 
   PetscFunctionBegin;
   for (PetscInt f = 0; f < n_registered_formats; f++)
@@ -44,6 +67,8 @@ PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCod
   PetscCall(PetscStrallocpy(root, (char **)&registered_roots[n_registered_formats]));
   n_registered_formats++;
   PetscCall(MatRegister(format->seqtype, create));
+  PetscCall(PetscSNPrintf(mpi, sizeof(mpi), "mpi%s", format->seqtype + 3)); /* seqaijellrcuda -> mpiaijellrcuda */
+  PetscCall(MatRegisterRootName(root, format->seqtype, mpi));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -311,9 +311,7 @@ M*/
 PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(PetscGPUMatInitializePackage());
-  PetscCall(MatCreate_SeqAIJ(B));
-  PetscCall(MatConvert_SeqAIJ_GPUMat(B, &MatGPUFormat_ELLR, MAT_INPLACE_MATRIX, &B));
+  PetscCall(MatCreate_GPUMat(B, &MatGPUFormat_ELLR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -321,7 +319,6 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_ELLR, MatCreate_SeqAIJELLRCUDA));
-  PetscCall(MatRegisterRootName(MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -347,11 +344,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void)
 PetscErrorCode MatCreateSeqAIJELLRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscAssertPointer(A, 6);
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQELLRCUDA));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(MatCreateSeq_GPUMat(comm, MATSEQELLRCUDA, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

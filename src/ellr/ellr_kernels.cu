@@ -1,6 +1,6 @@
 /* ELLPACK-R (ELLR-T) SpMV kernels: the layout is described in include/petscgpumat/private/ellrimpl.h */
 #include <petscgpumat/private/ellrimpl.h>
-#include <petscdevice_cuda.h>
+#include <petscgpumat/private/gpumatcuda.h>
 
 namespace
 {
@@ -57,13 +57,6 @@ unsigned int blocks_for(PetscInt m, PetscInt T)
   return (unsigned int)(((long long)m * T + kBlock - 1) / kBlock);
 }
 
-PetscErrorCode check_launch(cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaGetLastError());
-  if (PetscDefined(USE_DEBUG)) PetscCallCUDA(cudaStreamSynchronize(stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 } // namespace
 
 PetscErrorCode MatELLRCUDALaunchMult(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
@@ -82,7 +75,7 @@ PetscErrorCode MatELLRCUDALaunchMult(void *s, PetscInt T, PetscInt m, const int 
   case 32: ellr_mult<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
   }
-  PetscCall(check_launch(stream));
+  PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -102,6 +95,6 @@ PetscErrorCode MatELLRCUDALaunchMultTranspose(void *s, PetscInt T, PetscInt m, c
   case 32: ellr_mult_transpose<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
   }
-  PetscCall(check_launch(stream));
+  PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -422,9 +422,7 @@ M*/
 PetscErrorCode MatCreate_SeqAIJRGCSRCUDA(Mat B)
 {
   PetscFunctionBegin;
-  PetscCall(PetscGPUMatInitializePackage());
-  PetscCall(MatCreate_SeqAIJ(B));
-  PetscCall(MatConvert_SeqAIJ_GPUMat(B, &MatGPUFormat_RgCSR, MAT_INPLACE_MATRIX, &B));
+  PetscCall(MatCreate_GPUMat(B, &MatGPUFormat_RgCSR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -432,7 +430,6 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_RgCSR, MatCreate_SeqAIJRGCSRCUDA));
-  PetscCall(MatRegisterRootName(MATRGCSRCUDA, MATSEQRGCSRCUDA, MATMPIRGCSRCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -458,11 +455,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void)
 PetscErrorCode MatCreateSeqAIJRGCSRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
 {
   PetscFunctionBegin;
-  PetscAssertPointer(A, 6);
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQRGCSRCUDA));
-  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscCall(MatCreateSeq_GPUMat(comm, MATSEQRGCSRCUDA, m, n, nz, nnz, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

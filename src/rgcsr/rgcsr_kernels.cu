@@ -1,6 +1,6 @@
 /* Row-grouped CSR SpMV kernels: the layout is described in include/petscgpumat/private/rgcsrimpl.h */
 #include <petscgpumat/private/rgcsrimpl.h>
-#include <petscdevice_cuda.h>
+#include <petscgpumat/private/gpumatcuda.h>
 
 namespace
 {
@@ -68,13 +68,6 @@ void launch_shape(const Mat_SeqRGCSRCUDA *r, unsigned int *blocks, unsigned int 
   *blocks  = (unsigned int)((total + kBlock - 1) / kBlock);
 }
 
-PetscErrorCode check_launch(cudaStream_t stream)
-{
-  PetscFunctionBegin;
-  PetscCallCUDA(cudaGetLastError());
-  if (PetscDefined(USE_DEBUG)) PetscCallCUDA(cudaStreamSynchronize(stream));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 } // namespace
 
 #define RGCSR_ARGS (int)r->m, (int)r->G, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val
@@ -96,7 +89,7 @@ PetscErrorCode MatRgCSRCUDALaunchMult(void *s, const Mat_SeqRGCSRCUDA *r, const 
   case 32: rgcsr_mult<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
   }
-  PetscCall(check_launch(stream));
+  PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,6 +110,6 @@ PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *s, const Mat_SeqRGCSRCUDA *
   case 32: rgcsr_mult_transpose<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
   }
-  PetscCall(check_launch(stream));
+  PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

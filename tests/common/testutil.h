@@ -47,6 +47,19 @@ static inline int TestExitCode(void)
     PetscCall(PetscPopErrorHandler()); \
   } while (0)
 
+/* Set one option, call MatSetFromOptions, expect error code `expected` (PETSC_SUCCESS: none), remove the option */
+static inline PetscErrorCode TestSetOptionExpect(Mat A, const char *name, const char *value, PetscErrorCode expected)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, name, value));
+  TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, name));
+  TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------- generated matrices (host MATSEQAIJ, assembled) ---------- */
 
 static inline PetscErrorCode TestRandomValue(PetscRandom r, PetscScalar *v)

@@ -237,18 +237,6 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SetOptionsExpect(Mat A, const char *name, const char *value, PetscErrorCode expected)
-{
-  PetscErrorCode ierr;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsSetValue(NULL, name, value));
-  TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
-  PetscCall(PetscOptionsClearValue(NULL, name));
-  TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode TestOptions(void)
 {
   Mat            A, B;
@@ -259,23 +247,23 @@ static PetscErrorCode TestOptions(void)
   PetscFunctionBeginUser;
   PetscCall(TestCreateLaplacian(2, 10, &A));
   PetscCall(MatConvert(A, MATELLRCUDA, MAT_INPLACE_MATRIX, &A));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "8", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "8", PETSC_SUCCESS));
   PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
   TEST_CHECK(T == 8, "-mat_ellr_threads_per_row 8 read back (%" PetscInt_FMT ")", T);
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "64", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "-1", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "two", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_max_fill", "0.5", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_max_fill", "2.5", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "64", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "-1", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "two", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_max_fill", "0.5", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_max_fill", "2.5", PETSC_SUCCESS));
   PetscCall(MatELLRCUDAGetMaxFill(A, &f));
   TEST_CHECK(f == 2.5, "-mat_ellr_max_fill 2.5 read back (%g)", (double)f);
-  PetscCall(SetOptionsExpect(A, "-mat_ellr_threads_per_row", "0", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(A, "-mat_ellr_threads_per_row", "0", PETSC_SUCCESS));
   PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
   TEST_CHECK(T == 1, "automatic threads per row for a 5-point stencil is 1 (%" PetscInt_FMT ")", T);
   /* options under the matrix's prefix */
   PetscCall(MatSetOptionsPrefix(A, "sys_"));
-  PetscCall(SetOptionsExpect(A, "-sys_mat_ellr_threads_per_row", "16", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(A, "-sys_mat_ellr_threads_per_row", "16", PETSC_SUCCESS));
   PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
   TEST_CHECK(T == 16, "prefixed -sys_mat_ellr_threads_per_row 16 (%" PetscInt_FMT ")", T);
   /* setters: bad values, and getters on a matrix of another type */

@@ -117,18 +117,6 @@ static PetscErrorCode TestEmulation(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SetOptionsExpect(Mat A, const char *name, const char *value, PetscErrorCode expected)
-{
-  PetscErrorCode ierr;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsSetValue(NULL, name, value));
-  TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
-  PetscCall(PetscOptionsClearValue(NULL, name));
-  TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode TestTypeAndOptions(void)
 {
   Mat            A, B;
@@ -146,19 +134,19 @@ static PetscErrorCode TestTypeAndOptions(void)
   TEST_CHECK(flg, "MatConvert(aij, \"rgcsrcuda\") gives seqaijrgcsrcuda");
   PetscCall(MatRGCSRCUDAGetGroupSize(B, &v));
   TEST_CHECK(v == 128, "default group size 128 (%" PetscInt_FMT ")", v);
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "64", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_group_size", "64", PETSC_SUCCESS));
   PetscCall(MatRGCSRCUDAGetGroupSize(B, &v));
   TEST_CHECK(v == 64, "-mat_rgcsr_group_size 64 read back");
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "48", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_group_size", "0", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_window", "-5", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_window", "1000", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_group_size", "48", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_group_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_group_size", "0", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_sort_window", "-5", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_sort_window", "1000", PETSC_SUCCESS));
   PetscCall(MatRGCSRCUDAGetSortWindow(B, &v));
   TEST_CHECK(v == 1000, "-mat_rgcsr_sort_window 1000 read back");
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_max_fill", "0.9", PETSC_ERR_ARG_OUTOFRANGE));
-  PetscCall(SetOptionsExpect(B, "-mat_rgcsr_sort_min_saving", "1.5", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_threads_per_row", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_max_fill", "0.9", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_rgcsr_sort_min_saving", "1.5", PETSC_ERR_ARG_OUTOFRANGE));
   {
     /* the 3-D Laplacian: a global sort saves far less than 2 % of the slots, so it is skipped */
     Mat           L3;
@@ -170,7 +158,7 @@ static PetscErrorCode TestTypeAndOptions(void)
     PetscCall(MatRGCSRCUDASetSortWindow(L3, 1 << 30));
     PetscCall(MatGPUMatGetInfo(L3, &i1));
     TEST_CHECK(i0.stored == i1.stored && i1.index_count == i0.index_count, "3-D Laplacian: sorting skipped (saves < 2%%): %" PetscCount_FMT " slots, no permutation stored", i1.stored);
-    PetscCall(SetOptionsExpect(L3, "-mat_rgcsr_sort_min_saving", "0", PETSC_SUCCESS));
+    PetscCall(TestSetOptionExpect(L3, "-mat_rgcsr_sort_min_saving", "0", PETSC_SUCCESS));
     PetscCall(MatGPUMatGetInfo(L3, &i1));
     TEST_CHECK(i1.stored <= i0.stored && i1.index_count == i0.index_count + i0.rows, "3-D Laplacian with -mat_rgcsr_sort_min_saving 0: sorted (%" PetscCount_FMT " slots), permutation stored", i1.stored);
     PetscCall(MatDestroy(&L3));

@@ -61,6 +61,8 @@ PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
 
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat, const MatGPUFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatCreate_GPUMat(Mat, const MatGPUFormat *);
+PETSC_INTERN PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatInvalidateStructure(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
