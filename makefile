@@ -89,7 +89,7 @@ check: all
 # the main job: a KSP solve of a built-in 3-D Laplacian with every type (GPU types need a GPU)
 DEMO_ARGS ?= -n 48
 demo: examples
-	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,ellrcuda,rgcsrcuda $(DEMO_ARGS)
+	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda $(DEMO_ARGS)
 
 BENCH_ARGS ?=
 bench: examples

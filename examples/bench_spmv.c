@@ -266,8 +266,8 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUMatInitializePackage());
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
   if (!flg) {
-    const char *def[] = {MATAIJCUSPARSE, "sellcuda", MATELLRCUDA, MATRGCSRCUDA};
-    for (ntypes = 0; ntypes < 4; ntypes++) PetscCall(PetscStrallocpy(def[ntypes], &types[ntypes]));
+    const char *def[] = {MATAIJCUSPARSE, "sellcuda", MATCMRSCUDA, MATELLRCUDA, MATRGCSRCUDA};
+    for (ntypes = 0; ntypes < 5; ntypes++) PetscCall(PetscStrallocpy(def[ntypes], &types[ntypes]));
   }
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-variants", variants, &nvariants, &flg));
   if (!flg) nvariants = 0;

@@ -7,7 +7,7 @@ time, the MatMult count per solve and time per call (from PETSc logging, one log
 and the speed-up relative to the first type.\n\n\
 Options:\n\
   -types <t1,t2,...>        matrix types to compare; the first is the baseline\n\
-                            (default aij,aijcusparse,sellcuda,ellrcuda,rgcsrcuda). GPU types (names containing\n\
+                            (default aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda). GPU types (names containing\n\
                             cuda, cusparse, hip or kokkos) are skipped when no GPU is usable\n\
   -f <file>                 read the matrix: Matrix Market (.mtx or .mtx.gz) or PETSc binary (other names)\n\
   -problem <lap3d7,lap2d5>  built-in matrix when -f is not given (default lap3d7): 3-D 7-point Laplacian\n\
@@ -445,7 +445,7 @@ int main(int argc, char **argv)
   MPI_Comm          comm;
   const char *const problems[] = {"lap3d7", "lap2d5"};
   const char *const rhsnames[] = {"exact", "ones", "random"};
-  const char *const deftypes[] = {MATAIJ, MATAIJCUSPARSE, MATSELLCUDA, MATELLRCUDA, MATRGCSRCUDA};
+  const char *const deftypes[] = {MATAIJ, MATAIJCUSPARSE, MATSELLCUDA, MATCMRSCUDA, MATELLRCUDA, MATRGCSRCUDA};
   char             *types[SOLVE_MAX_TYPES], file[PETSC_MAX_PATH_LEN] = "", source[PETSC_MAX_PATH_LEN + 64], reason[256] = "", gpulist[1024] = "";
   PetscInt          ntypes = SOLVE_MAX_TYPES, problem = 0, rhs = 0, n = 32, repeat = 1, N, maxrow, ref = -1, nskipped = 0, nrun = 0;
   PetscInt64        nnz;

@@ -70,5 +70,13 @@ PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetThreadsPerRow(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetMaxFill(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetMaxFill(Mat, PetscReal *);
 
+/* Compressed multi-row storage (Koza, Matyka, Szkoda, Miroslaw 2012/2014) */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCMRSCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJCMRSCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDASetHeight(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetHeight(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDASetBlockSize(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDASetSort(Mat, PetscBool);
+
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

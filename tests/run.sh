@@ -83,6 +83,7 @@ echo "petscgpumat tests (device: ${gpu_reason:-unknown})"
 prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
 prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
 prog cpu-rgcsr-layout "${vg[@]}" "$build/tests/cpu/test_rgcsr_layout"
+prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 # -help lists every option of each format (distinct option names counted in the help text)
@@ -90,6 +91,8 @@ expect cpu-help-lists-ellr-options '^2$' \
   bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -oE -- '-mat_ellr_(threads_per_row|max_fill)' | sort -u | wc -l"
 expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "'$build/tests/cpu/test_rgcsr_layout' -help | grep -oE -- '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)' | sort -u | wc -l"
+expect cpu-help-lists-cmrs-options '^4$' \
+  bash -c "'$build/tests/cpu/test_cmrs_layout' -help | grep -oE -- '-mat_cmrs_(height|block_size|sort|variant)' | sort -u | wc -l"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then
@@ -108,6 +111,7 @@ if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 
     prog memcheck-ellr-layout "${mc[@]}" "$build/tests/cpu/test_ellr_layout"
     prog memcheck-gpumat-host "${mc[@]}" "$build/tests/cpu/test_gpumat_host"
     prog memcheck-rgcsr-layout "${mc[@]}" "$build/tests/cpu/test_rgcsr_layout"
+    prog memcheck-cmrs-layout "${mc[@]}" "$build/tests/cpu/test_cmrs_layout"
     prog memcheck-matrixmarket "${mc[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
   else
     echo "  [memcheck] SKIP: valgrind is not installed"
@@ -116,18 +120,20 @@ if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 
 fi
 
 # ---- GPU tests (the lent GPU machine) ----
-prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda -matrices_dir "$matrices" -matrices "$real_matrices"
-prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda
+prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices "$real_matrices"
+prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda
 if [[ $gpu_reason == available ]]; then
-  expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,sellcuda,aij -n 32 -check
+  expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
   expect gpu-log-view-events 'GPUMatBuild +1 ' "$build/examples/solve" -types ellrcuda -n 16 -log_view
   expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
   same_output gpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
     "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type cuda"
+  same_output gpu-petsc-ex2-dll-append-cmrs "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
+    "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type cmrscuda -vec_type cuda"
   same_output gpu-petsc-ex2-dll-append-rgcsr "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
     "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type rgcsrcuda -mat_rgcsr_sort_window 3600 -vec_type cuda"
 else
-  for t in gpu-solve-check gpu-log-view-events gpu-mat-view-info gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr; do
+  for t in gpu-solve-check gpu-log-view-events gpu-mat-view-info gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi

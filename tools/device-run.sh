@@ -27,8 +27,8 @@ fi
 if [[ $what == *bench* ]]; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
-      timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,ellrcuda,rgcsrcuda \
-        -variants mat_rgcsr_sort_window:1000000000 -csv "$work/b.csv"
+      timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
+        -variants mat_rgcsr_sort_window:1000000000,mat_cmrs_sort:1 -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
@@ -43,6 +43,11 @@ if [[ $what == *sweep* ]]; then
       timeout 60 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,sellcuda,ellrcuda \
         -variants $T:1+$F,$T:2+$F,$T:4+$F,$T:8+$F,$T:16+$F,$T:32+$F -csv "$work/s.csv"
       sed "s|^|${p// /_},|" "$work/s.csv" >>"$out/sweep.csv"
+      # CMRS: height x block size (and sorting at the default height)
+      timeout 80 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,cmrscuda -variants \
+        $(for h in 1 2 3 4 6 8 12 16; do printf 'mat_cmrs_height:%s,' $h; done)$(for b in 64 256 512; do printf 'mat_cmrs_block_size:%s,' $b; done)mat_cmrs_sort:1 \
+        -csv "$work/s.csv"
+      sed "s|^|${p// /_},|" "$work/s.csv" >>"$out/sweep.csv"
       # RgCSR: group size x sort window (0 / global), padding guard off to see every fill
       timeout 60 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,rgcsrcuda -variants \
         $(for G in 32 64 128 256 512 1024; do for W in 0 1000000000; do printf 'mat_rgcsr_group_size:%s+mat_rgcsr_sort_window:%s+mat_rgcsr_max_fill:0,' $G $W; done; done) \
@@ -54,13 +59,13 @@ fi
 if [[ $what == *profile* ]]; then
   # Nsight Compute on the products of the formats (3-D 7-point Laplacian 150^3), for docs/performance.md
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  for t in ellrcuda rgcsrcuda aijcusparse; do
-    timeout 100 tests/mpienv.sh "$ncu" --launch-skip 8 --launch-count 1 --kernel-name regex:'ellr_mult|rgcsr_mult|csrmv|spmv|SpMV' \
+  for t in cmrscuda ellrcuda rgcsrcuda aijcusparse; do
+    timeout 100 tests/mpienv.sh "$ncu" --launch-skip 8 --launch-count 1 --kernel-name regex:'cmrs_mult|ellr_mult|rgcsr_mult|csrmv|spmv|SpMV' \
       --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats --section Occupancy \
       build/examples/bench_spmv -problem lap3d7 -n 150 -reps 4 -types $t 2>&1
   done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
 fi
 if [[ $what == *demo* ]]; then
-  timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
+  timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi
 exit $status

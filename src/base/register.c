@@ -4,6 +4,7 @@
 PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterCMRS_Private(void);
 
 static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
 
@@ -23,7 +24,7 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
 }
 
 /*@C
-  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`) with PETSc
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`) with PETSc
 
   Not Collective
 
@@ -48,6 +49,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscLogEventRegister("GPUMatCopyValues", MAT_CLASSID, &MAT_GPUMatCopyValues));
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
+  PetscCall(MatGPUMatRegisterCMRS_Private());
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

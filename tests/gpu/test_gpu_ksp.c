@@ -72,6 +72,8 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
     PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
     PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_group_size"));
     PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_height"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_sort"));
   }
   PetscCall(VecNorm(xref, NORM_2, &nref));
   PetscCall(VecAXPY(x, -1.0, xref));
@@ -107,7 +109,7 @@ int main(int argc, char **argv)
   PetscCall(TestCreateLaplacian(3, 40, &lap));
   PetscCall(CreateConvectionDiffusion(200, &cd));
   for (PetscInt t = 0; t < ntypes; t++) {
-    PetscBool ellr, rgcsr;
+    PetscBool ellr, rgcsr, cmrs;
 
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
@@ -116,6 +118,11 @@ int main(int argc, char **argv)
     if (rgcsr) {
       PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_rgcsr_sort_window 100000 -mat_rgcsr_sort_min_saving 0"));
       PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_rgcsr_sort_window 512 -mat_rgcsr_group_size 64 -mat_rgcsr_sort_min_saving 0"));
+    }
+    PetscCall(PetscStrcmp(types[t], MATCMRSCUDA, &cmrs));
+    if (cmrs) {
+      PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_cmrs_height 8 -mat_cmrs_sort"));
+      PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], "-mat_cmrs_height 2"));
     }
     if (ellr) {
       PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], "-mat_ellr_threads_per_row 4"));

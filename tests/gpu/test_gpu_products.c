@@ -46,13 +46,28 @@ static PetscErrorCode ApplyRgCSR(Mat A, PetscInt v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (height, sort, block size): every height class, sorted and not, small and large blocks */
+static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
+{
+  const PetscInt  h[] = {4, 1, 2, 3, 4, 5, 8, 16, 16, 7};
+  const PetscBool s[] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
+  const PetscInt  b[] = {128, 32, 64, 128, 256, 96, 512, 1024, 128, 160};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCMRSCUDASetHeight(A, h[v]));
+  PetscCall(MatCMRSCUDASetSort(A, s[v]));
+  PetscCall(MatCMRSCUDASetBlockSize(A, b[v]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode GetVariants(const char *type, Variants *var)
 {
-  PetscBool ellr, rgcsr;
+  PetscBool ellr, rgcsr, cmrs;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
   PetscCall(PetscStrcmp(type, MATRGCSRCUDA, &rgcsr));
+  PetscCall(PetscStrcmp(type, MATCMRSCUDA, &cmrs));
   if (ellr) {
     var->label = "threads per row T (index into 0,1,2,4,8,16,32)";
     var->apply = ApplyELLR;
@@ -61,6 +76,10 @@ static PetscErrorCode GetVariants(const char *type, Variants *var)
     var->label = "(group size, T, sort window) combinations";
     var->apply = ApplyRgCSR;
     var->count = 8;
+  } else if (cmrs) {
+    var->label = "(height, sort, block size) combinations";
+    var->apply = ApplyCMRS;
+    var->count = 10;
   } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -275,6 +294,40 @@ static PetscErrorCode TestDestroyFreesDevice(const char *type, PetscRandom rnd)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* CMRS with more than 2^28 columns: the unpacked layout on the device (x holds 2^28 + 1 entries, 2 GB) */
+static PetscErrorCode TestCMRSUnpacked(void)
+{
+  const PetscInt     big = ((PetscInt)1 << 28) + 1;
+  Mat                A;
+  Vec                x, y;
+  const PetscScalar *ya;
+
+  PetscFunctionBeginUser;
+  if (sizeof(PetscInt) != 4) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCreateSeqAIJCMRSCUDA(PETSC_COMM_SELF, 3, big, 2, NULL, &A));
+  PetscCall(MatSetValue(A, 0, 0, 1.5, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 0, big - 1, 2.5, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 2, big - 2, -1.0, INSERT_VALUES));
+  PetscCall(MatSetValue(A, 2, 7, 4.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCMRSCUDASetHeight(A, 2));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 3.0));
+  PetscCall(VecSetValue(x, big - 1, 5.0, INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(x));
+  PetscCall(VecAssemblyEnd(x));
+  PetscCall(VecSet(y, (PetscScalar)NAN));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecGetArrayRead(y, &ya));
+  TEST_CHECK(ya[0] == 1.5 * 3 + 2.5 * 5 && ya[1] == 0 && ya[2] == -3.0 + 12.0, "cmrscuda, 2^28 + 1 columns (unpacked layout) on the GPU: y = (%g, %g, %g)", (double)ya[0], (double)ya[1], (double)ya[2]);
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Errors at build time (padding guard, device memory) leave nothing on the device; the host path still works */
 static PetscErrorCode TestBuildErrors(PetscRandom rnd)
 {
@@ -407,6 +460,7 @@ int main(int argc, char **argv)
     PetscCall(TestDestroyFreesDevice(types[t], rnd));
   }
   PetscCall(TestBuildErrors(rnd));
+  PetscCall(TestCMRSUnpacked());
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   for (PetscInt k = 0; k < nmats; k++) PetscCall(PetscFree(mats[k]));
   PetscCall(PetscRandomDestroy(&rnd));

@@ -1,0 +1,63 @@
+#pragma once
+
+/*
+  Compressed Multi-Row Storage (Koza, Matyka, Szkoda, Miroslaw 2012/2014).
+
+  Strips of `height` consecutive rows; StripPtr[j] = RowPtr[j*height] (StripPtr[strips] = nnz); Val and ColInd
+  are the CSR arrays (optionally sorted by column inside each strip, the papers' fourth optimisation). The row
+  of an entry inside its strip, RowInStrip (0..15), is packed into the 4 high bits of its 32-bit column index
+  when the matrix has at most 2^28 columns and PetscInt is 32-bit ("packed"); otherwise a separate byte array
+  holds it ("unpacked"). No padding: the device stores nnz values, nnz 32-bit words and strips+1 pointers, less
+  than CSR's rows+1 offsets.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+
+#define CMRS_BITS       4
+#define CMRS_COL_BITS   28
+#define CMRS_MAX_HEIGHT 16
+#define CMRS_COL_MASK   ((1u << CMRS_COL_BITS) - 1u)
+
+typedef struct {
+  PetscInt       m, n, height, strips;
+  PetscBool      sorted, packed;
+  PetscCount     nnz;
+  PetscCount    *sp;  /* [strips+1] StripPtr */
+  unsigned int  *col; /* [nnz] column, with RowInStrip in the 4 high bits when packed */
+  unsigned char *ris; /* [nnz] RowInStrip when not packed, else NULL */
+  PetscCount    *src; /* [nnz] CSR position of each entry (the sort permutation); NULL when not sorted */
+  PetscScalar   *val; /* [nnz] */
+} MatCMRSLayout;
+
+static inline PetscInt MatCMRSRowInStrip(const MatCMRSLayout *L, PetscCount k)
+{
+  return L->packed ? (PetscInt)(L->col[k] >> CMRS_COL_BITS) : (PetscInt)L->ris[k];
+}
+
+static inline PetscInt MatCMRSColumn(const MatCMRSLayout *L, PetscCount k)
+{
+  return L->packed ? (PetscInt)(L->col[k] & CMRS_COL_MASK) : (PetscInt)L->col[k];
+}
+
+PETSC_EXTERN PetscErrorCode MatCMRSCanPack(PetscInt, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscBool, PetscBool, MatCMRSLayout *);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *, const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
+
+/* The type's data */
+typedef struct {
+  PetscInt  height_option, block_option; /* -mat_cmrs_height (0: automatic), -mat_cmrs_block_size */
+  PetscBool sort;                        /* -mat_cmrs_sort */
+  /* the device copy */
+  PetscInt       height, block, m, strips;
+  PetscBool      packed, sorted;
+  PetscCount     nnz;
+  PetscCount    *d_sp;
+  unsigned int  *d_col;
+  unsigned char *d_ris;
+  PetscScalar   *d_val;
+  size_t         bytes;
+} Mat_SeqCMRSCUDA;
+
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *);

@@ -1,0 +1,450 @@
+/* MATSEQCMRSCUDA: the CMRS format as a petscgpumat format (parameters, device copy, registration) */
+#include <petscgpumat/private/cmrsimpl.h>
+
+static const MatGPUFormat MatGPUFormat_CMRS;
+
+static const char *const MatCMRSVariants[] = {"basic", "padded", "MatCMRSVariant", "MAT_CMRS_", NULL};
+
+/* defaults (double / single precision): see docs/performance.md */
+#define CMRS_DEFAULT_HEIGHT (PetscDefined(USE_REAL_SINGLE) ? 6 : 4)
+#define CMRS_DEFAULT_BLOCK  128
+
+static PetscErrorCode MatCMRSGetData_Private(Mat A, Mat_SeqCMRSCUDA **c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDASetHeight_CMRS(Mat A, PetscInt h)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCheck(h >= 1 && h <= CMRS_MAX_HEIGHT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS height %" PetscInt_FMT " must be in 1..%d (RowInStrip has %d bits)", h, CMRS_MAX_HEIGHT, CMRS_BITS);
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  if (c->height_option != h) PetscCall(MatGPUMatInvalidateStructure(A));
+  c->height_option = h;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDASetBlockSize_CMRS(Mat A, PetscInt b)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCheck(b >= 32 && b <= 1024 && b % 32 == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS block size %" PetscInt_FMT " must be a multiple of 32 in 32..1024 (one warp per strip)", b);
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  c->block_option = b;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDASetSort_CMRS(Mat A, PetscBool sort)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  if (c->sort != sort) PetscCall(MatGPUMatInvalidateStructure(A));
+  c->sort = sort;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDAGetHeight_CMRS(Mat A, PetscInt *h)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *h = c->height_option;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatComposeCMRS_Private(Mat A, PetscBool compose)
+{
+  PetscObject o = (PetscObject)A;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetHeight_C", compose ? MatCMRSCUDASetHeight_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDAGetHeight_C", compose ? MatCMRSCUDAGetHeight_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetBlockSize_C", compose ? MatCMRSCUDASetBlockSize_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetSort_C", compose ? MatCMRSCUDASetSort_CMRS : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCreate_CMRS(Mat A)
+{
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&c));
+  c->height_option = CMRS_DEFAULT_HEIGHT;
+  c->block_option  = CMRS_DEFAULT_BLOCK;
+  c->sort          = PETSC_FALSE;
+  g->data          = c;
+  PetscCall(MatComposeCMRS_Private(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatDestroy_CMRS(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(MatComposeCMRS_Private(A, PETSC_FALSE));
+  PetscCall(PetscFree(g->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
+{
+  Mat_SeqCMRSCUDA *a, *b;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &a));
+  PetscCall(MatCMRSGetData_Private(B, &b));
+  b->height_option = a->height_option;
+  b->block_option  = a->block_option;
+  b->sort          = a->sort;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *PetscOptionsObject)
+{
+  Mat_SeqCMRSCUDA *c;
+  PetscInt         v, variant = 0;
+  PetscBool        set, flg;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(PetscOptionsInt("-mat_cmrs_height", "Rows per strip, 1..16", "MatCMRSCUDASetHeight", c->height_option, &v, &set));
+  if (set) PetscCall(MatCMRSCUDASetHeight(A, v));
+  PetscCall(PetscOptionsInt("-mat_cmrs_block_size", "Threads per block (one warp per strip): a multiple of 32 in 32..1024", "MatCMRSCUDASetBlockSize", c->block_option, &v, &set));
+  if (set) PetscCall(MatCMRSCUDASetBlockSize(A, v));
+  PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
+  if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel variant", "", MatCMRSVariants, 2, MatCMRSVariants[0], &variant, &set));
+  PetscCheck(variant == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-mat_cmrs_variant padded (section 6.7 of the 2014 paper) is not implemented yet; use basic");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
+{
+  Mat_SeqCMRSCUDA *c;
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  PetscBool        packed;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT ", block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->height_option, c->block_option, c->sort ? "yes" : "no"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
+  if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding\n", c->strips));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatFreeDevice_CMRS(Mat A)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_sp));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_col));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_ris));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_val));
+  c->bytes = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static size_t MatCMRSDeviceBytes(PetscInt strips, PetscCount nnz, PetscBool packed)
+{
+  return (size_t)(strips + 1) * sizeof(PetscCount) + (size_t)nnz * (sizeof(unsigned int) + sizeof(PetscScalar) + (packed ? 0 : 1));
+}
+
+static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatCMRSLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(L->strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz * sizeof(unsigned int), (void **)&c->d_col));
+  if (!L->packed) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz, (void **)&c->d_ris));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz * sizeof(PetscScalar), (void **)&c->d_val));
+  PetscCall(MatGPUMatCopyToDevice(c->d_sp, L->sp, (size_t)(L->strips + 1) * sizeof(PetscCount)));
+  PetscCall(MatGPUMatCopyToDevice(c->d_col, L->col, (size_t)L->nnz * sizeof(unsigned int)));
+  if (!L->packed) PetscCall(MatGPUMatCopyToDevice(c->d_ris, L->ris, (size_t)L->nnz));
+  PetscCall(MatGPUMatCopyToDevice(c->d_val, L->val, (size_t)L->nnz * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqCMRSCUDA *c;
+  MatCMRSLayout    L;
+  PetscInt         m = A->rmap->n, strips;
+  PetscBool        packed;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
+  strips = (m + c->height_option - 1) / c->height_option;
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
+  PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, c->height_option, c->sort, packed, &L));
+  ierr      = MatCMRSUpload_Private(A, c, &L);
+  c->height = L.height;
+  c->block  = c->block_option;
+  c->m      = m;
+  c->strips = L.strips;
+  c->packed = L.packed;
+  c->sorted = L.sorted;
+  c->nnz    = L.nnz;
+  c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
+  PetscCall(MatCMRSLayoutDestroy(&L));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  Mat_SeqCMRSCUDA *c;
+  MatCMRSLayout    L;
+  PetscScalar     *val;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  if (!c->sorted) { /* Val is the CSR value array itself */
+    PetscCall(MatGPUMatCopyToDevice(c->d_val, aa, (size_t)c->nnz * sizeof(PetscScalar)));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, ai, aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
+  PetscCall(PetscMalloc1(L.nnz, &val));
+  PetscCall(MatCMRSLayoutFillValues(&L, aa, val));
+  ierr = MatGPUMatCopyToDevice(c->d_val, val, (size_t)L.nnz * sizeof(PetscScalar));
+  PetscCall(PetscFree(val));
+  PetscCall(MatCMRSLayoutDestroy(&L));
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  c->block = c->block_option; /* the block size does not change the layout */
+  PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMultTranspose_CMRS(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(MatCMRSCUDALaunchMultTranspose(args->stream, c, args->x, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
+{
+  Mat_SeqCMRSCUDA *c;
+  PetscBool        packed;
+  PetscInt         strips;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  PetscCall(MatCMRSCanPack(info->cols, &packed));
+  strips              = (info->rows + c->height_option - 1) / c->height_option;
+  info->stored        = info->nnz;
+  info->read_entries  = info->nnz;
+  info->device_bytes  = MatCMRSDeviceBytes(strips, info->nnz, packed);
+  info->index_count   = 2 * (strips + 1); /* StripPtr (64-bit); packed RowInStrip costs nothing more */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const MatGPUFormat MatGPUFormat_CMRS = {
+  "CMRS",
+  MATSEQCMRSCUDA,
+  "Compressed multi-row storage (CMRS) GPU matrix options",
+  MatGPUFormatCreate_CMRS,
+  MatGPUFormatDestroy_CMRS,
+  MatGPUFormatCopyParameters_CMRS,
+  MatGPUFormatSetFromOptions_CMRS,
+  MatGPUFormatView_CMRS,
+  MatGPUFormatBuild_CMRS,
+  MatGPUFormatCopyValues_CMRS,
+  MatGPUFormatFreeDevice_CMRS,
+  MatGPUFormatMult_CMRS,
+  MatGPUFormatMultTranspose_CMRS,
+  MatGPUFormatGetInfo_CMRS,
+};
+
+/*MC
+   MATSEQCMRSCUDA - MATSEQCMRSCUDA = "seqaijcmrscuda" - A sequential sparse matrix whose products run on an
+   NVIDIA GPU in the compressed multi-row storage format of Koza, Matyka, Szkoda and Miroslaw (2012, 2014)
+
+   Strips of `height` consecutive rows are processed by one warp each (Algorithm 1 of the papers): the CSR
+   arrays are kept, regrouped by strips, with each entry's row inside its strip packed into the 4 high bits of
+   its column index, so the device stores less than CSR and nothing is padded. Long and short rows mix freely.
+
+   Options Database Keys:
++  -mat_type cmrscuda - sets the type
+.  -mat_cmrs_height <h> - rows per strip, 1..16 (default 4 in double, 6 in single precision)
+.  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
+.  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
+-  -mat_cmrs_variant basic - the kernel variant (the padded variant of section 6.7 is not implemented yet)
+
+   Level: beginner
+
+   Notes:
+   Matrices with more than 2^28 columns, and PETSc builds with 64-bit indices, use an unpacked layout (a byte
+   per entry for the row in strip) automatically; `MatView()` says which.
+
+   References:
+   K. Koza, M. Matyka, S. Szkoda, L. Miroslaw, Compressed multirow storage format for sparse matrices on
+   graphics processing units, SIAM J. Sci. Comput. 36 (2014) C219-C239.
+
+.seealso: `MatCreateSeqAIJCMRSCUDA()`, `MatCMRSCUDASetHeight()`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MatGPUMatGetInfo()`
+M*/
+PetscErrorCode MatCreate_SeqAIJCMRSCUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_GPUMat(B, &MatGPUFormat_CMRS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterCMRS_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_CMRS, MatCreate_SeqAIJCMRSCUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJCMRSCUDA - Creates a sequential `MATSEQCMRSCUDA` matrix with AIJ preallocation
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF`
+. m    - rows
+. n    - columns
+. nz   - nonzeros per row (same for all rows), ignored if `nnz` is given
+- nnz  - nonzeros per row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: beginner
+
+.seealso: `MATSEQCMRSCUDA`, `MatCreateSeqAIJ()`
+@*/
+PetscErrorCode MatCreateSeqAIJCMRSCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeq_GPUMat(comm, MATSEQCMRSCUDA, m, n, nz, nnz, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDASetHeight - Sets the number of rows per strip of a `MATSEQCMRSCUDA` matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- h - 1..16
+
+  Options Database Key:
+. -mat_cmrs_height <h> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDAGetHeight()`
+@*/
+PetscErrorCode MatCMRSCUDASetHeight(Mat A, PetscInt h)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, h, 2);
+  PetscTryMethod(A, "MatCMRSCUDASetHeight_C", (Mat, PetscInt), (A, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDAGetHeight - Gets the number of rows per strip of a `MATSEQCMRSCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. h - rows per strip
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetHeight()`
+@*/
+PetscErrorCode MatCMRSCUDAGetHeight(Mat A, PetscInt *h)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(h, 2);
+  PetscUseMethod(A, "MatCMRSCUDAGetHeight_C", (Mat, PetscInt *), (A, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDASetBlockSize - Sets the threads per block of the CMRS kernel (one warp per strip)
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- b - a multiple of 32 in 32..1024 (default 128)
+
+  Options Database Key:
+. -mat_cmrs_block_size <b> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetHeight()`
+@*/
+PetscErrorCode MatCMRSCUDASetBlockSize(Mat A, PetscInt b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, b, 2);
+  PetscTryMethod(A, "MatCMRSCUDASetBlockSize_C", (Mat, PetscInt), (A, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDASetSort - Sorts the entries of each strip of a `MATSEQCMRSCUDA` matrix by column
+
+  Logically Collective
+
+  Input Parameters:
++ A    - the matrix
+- sort - `PETSC_TRUE` to sort (rows in order among equal columns)
+
+  Options Database Key:
+. -mat_cmrs_sort <bool> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetHeight()`
+@*/
+PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, sort, 2);
+  PetscTryMethod(A, "MatCMRSCUDASetSort_C", (Mat, PetscBool), (A, sort));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

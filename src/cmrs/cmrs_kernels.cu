@@ -1,0 +1,128 @@
+/* CMRS SpMV kernels (Algorithm 1 of Koza et al.): the layout is described in include/petscgpumat/private/cmrsimpl.h */
+#include <petscgpumat/private/cmrsimpl.h>
+#include <petscgpumat/private/gpumatcuda.h>
+
+namespace
+{
+constexpr int kWarp = 32;
+constexpr int kPad  = kWarp + 1; /* a row of the buffer: 32 partial sums and one pad word against bank conflicts */
+
+/*
+  One warp per strip of H rows. Lane l takes the strip's entries l, l+32, ... and adds each product to its own
+  partial sum of the entry's row: buf[row-in-strip][l], a per-warp shared buffer of H x 32 sums (the cyclic
+  lane mapping of Algorithm 1). Then the 32 partial sums of each row are added with a fixed butterfly of
+  shuffles, and lanes 0..H-1 write the strip's H results. No atomics: bitwise reproducible.
+  Strips of 64 entries or more start at the 32-aligned entry before them (the papers' aligned access), so
+  every load of Val and ColInd is a full aligned segment; the lanes before the strip start stay idle once.
+*/
+template <int H, bool PACKED>
+__global__ void __launch_bounds__(1024) cmrs_mult(int strips, int m, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  extern __shared__ unsigned char cmrs_smem[];
+  PetscScalar *buf   = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * H * kPad;
+  const int    lane  = threadIdx.x % kWarp;
+  const int    strip = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+
+  if (strip >= strips) return; /* the whole warp leaves together */
+#pragma unroll
+  for (int r = 0; r < H; r++) buf[r * kPad + lane] = 0;
+  {
+    const long long start = sp[strip], end = sp[strip + 1];
+    long long       j     = (end - start >= 2 * kWarp ? (start & ~(long long)(kWarp - 1)) : start) + lane;
+
+    for (; j < end; j += kWarp) {
+      if (j < start) continue;
+      const unsigned int c = col[j];
+      const int          r = PACKED ? (int)(c >> CMRS_COL_BITS) : (int)ris[j];
+      const unsigned int k = PACKED ? (c & CMRS_COL_MASK) : c;
+
+      buf[r * kPad + lane] += val[j] * __ldg(x + k); /* each lane touches only its own column of buf */
+    }
+  }
+  PetscScalar mine = 0;
+#pragma unroll
+  for (int r = 0; r < H; r++) {
+    PetscScalar s = buf[r * kPad + lane];
+#pragma unroll
+    for (int off = kWarp / 2; off > 0; off /= 2) s += __shfl_xor_sync(0xffffffffu, s, off);
+    if (lane == r) mine = s;
+  }
+  const int row = strip * H + lane;
+  if (lane < H && row < m) z[row] = y ? y[row] + mine : mine;
+}
+
+/* z += A^T x: each entry scatters val * x[its row] into z[its column], with atomics */
+template <bool PACKED>
+__global__ void __launch_bounds__(256) cmrs_mult_transpose(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
+{
+  const int lane  = threadIdx.x % kWarp;
+  const int strip = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+
+  if (strip >= strips) return;
+  for (long long j = sp[strip] + lane; j < sp[strip + 1]; j += kWarp) {
+    const unsigned int c = col[j];
+    const int          r = PACKED ? (int)(c >> CMRS_COL_BITS) : (int)ris[j];
+    const unsigned int k = PACKED ? (c & CMRS_COL_MASK) : c;
+
+    atomicAdd(z + k, val[j] * x[strip * H + r]);
+  }
+}
+
+template <int H>
+void launch_mult(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  const int          warps  = (int)c->block / kWarp;
+  const unsigned int blocks = (unsigned int)((c->strips + warps - 1) / warps);
+  const size_t       shmem  = (size_t)warps * H * kPad * sizeof(PetscScalar);
+
+  /* more than the default 48 KB of dynamic shared memory must be asked for (H100: up to 227 KB per block) */
+  if (shmem > 48 * 1024) {
+    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult<H, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    else (void)cudaFuncSetAttribute(cmrs_mult<H, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  }
+  if (c->packed) cmrs_mult<H, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult<H, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+}
+} // namespace
+
+PetscErrorCode MatCMRSCUDALaunchMult(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (c->height) {
+  case 1: launch_mult<1>(c, stream, x, y, z); break;
+  case 2: launch_mult<2>(c, stream, x, y, z); break;
+  case 3: launch_mult<3>(c, stream, x, y, z); break;
+  case 4: launch_mult<4>(c, stream, x, y, z); break;
+  case 5: launch_mult<5>(c, stream, x, y, z); break;
+  case 6: launch_mult<6>(c, stream, x, y, z); break;
+  case 7: launch_mult<7>(c, stream, x, y, z); break;
+  case 8: launch_mult<8>(c, stream, x, y, z); break;
+  case 9: launch_mult<9>(c, stream, x, y, z); break;
+  case 10: launch_mult<10>(c, stream, x, y, z); break;
+  case 11: launch_mult<11>(c, stream, x, y, z); break;
+  case 12: launch_mult<12>(c, stream, x, y, z); break;
+  case 13: launch_mult<13>(c, stream, x, y, z); break;
+  case 14: launch_mult<14>(c, stream, x, y, z); break;
+  case 15: launch_mult<15>(c, stream, x, y, z); break;
+  case 16: launch_mult<16>(c, stream, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS height %" PetscInt_FMT, c->height);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int blocks = (unsigned int)((c->strips + 7) / 8);
+
+  PetscFunctionBegin;
+  if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->packed) cmrs_mult_transpose<true><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
+  else cmrs_mult_transpose<false><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

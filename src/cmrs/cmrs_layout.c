@@ -1,0 +1,162 @@
+/* CMRS layout on the host: built from CSR, copied as is to the device, and emulated for the tests. */
+#include <petscgpumat/private/cmrsimpl.h>
+#include <stdlib.h>
+
+/*@C
+  MatCMRSCanPack - Whether RowInStrip fits in the 4 high bits of 32-bit column indices for a matrix of `n` columns
+
+  Not Collective
+
+  Input Parameter:
+. n - columns
+
+  Output Parameter:
+. packed - `PETSC_TRUE` if n <= 2^28 and `PetscInt` is 32-bit (a 64-bit-index PETSc always gets the unpacked layout)
+
+  Level: developer
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSLayoutCreate()`
+@*/
+PetscErrorCode MatCMRSCanPack(PetscInt n, PetscBool *packed)
+{
+  PetscFunctionBegin;
+  *packed = (PetscBool)(sizeof(PetscInt) == 4 && (PetscInt64)n <= ((PetscInt64)1 << CMRS_COL_BITS));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+typedef struct {
+  PetscInt   col, row;
+  PetscCount src;
+} MatCMRSSortItem;
+
+static int MatCMRSSortCompare(const void *a, const void *b)
+{
+  const MatCMRSSortItem *p = (const MatCMRSSortItem *)a, *q = (const MatCMRSSortItem *)b;
+
+  if (p->col != q->col) return p->col < q->col ? -1 : 1;
+  return p->row < q->row ? -1 : (p->row > q->row);
+}
+
+/*@C
+  MatCMRSLayoutCreate - Builds the CMRS arrays of a CSR matrix on the host
+
+  Not Collective
+
+  Input Parameters:
++ m      - rows
+. n      - columns
+. ai     - CSR row offsets
+. aj     - CSR column indices
+. aa     - CSR values, or `NULL`
+. height - rows per strip, 1..16
+. sort   - sort the entries of each strip by column (rows in order among equal columns)
+- pack   - pack RowInStrip into the column indices (`MatCMRSCanPack()` must allow it)
+
+  Output Parameter:
+. L - the layout
+
+  Level: developer
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSLayoutMult()`, `MatCMRSLayoutDestroy()`
+@*/
+PetscErrorCode MatCMRSLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], PetscInt height, PetscBool sort, PetscBool pack, MatCMRSLayout *L)
+{
+  PetscBool canpack;
+
+  PetscFunctionBegin;
+  PetscCheck(height >= 1 && height <= CMRS_MAX_HEIGHT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS height %" PetscInt_FMT " must be in 1..%d", height, CMRS_MAX_HEIGHT);
+  PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "CMRS stores 32-bit column indices on the device: %" PetscInt_FMT " columns is too many", n);
+  PetscCall(MatCMRSCanPack(n, &canpack));
+  PetscCheck(!pack || canpack, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cannot pack RowInStrip into 28-bit column indices: %" PetscInt_FMT " columns (at most 2^28 with 32-bit PetscInt)", n);
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  L->m = m, L->n = n, L->height = height, L->sorted = sort, L->packed = pack;
+  L->strips = (m + height - 1) / height;
+  L->nnz    = m ? ai[m] : 0;
+  PetscCall(PetscMalloc1(L->strips + 1, &L->sp));
+  for (PetscInt s = 0; s < L->strips; s++) L->sp[s] = ai[s * height];
+  L->sp[L->strips] = L->nnz;
+  PetscCall(PetscMalloc1(L->nnz, &L->col));
+  if (!pack) PetscCall(PetscMalloc1(L->nnz, &L->ris));
+  if (sort) PetscCall(PetscMalloc1(L->nnz, &L->src));
+  for (PetscInt s = 0; s < L->strips; s++) {
+    const PetscInt r0 = s * height, r1 = PetscMin(m, r0 + height), base = ai[r0], len = ai[r1] - base;
+
+    if (sort) {
+      /* by column, then by row (the papers' fourth optimisation; equal columns keep the row order) */
+      MatCMRSSortItem *items;
+
+      PetscCall(PetscMalloc1(len, &items));
+      for (PetscInt r = r0; r < r1; r++)
+        for (PetscInt k = ai[r]; k < ai[r + 1]; k++) {
+          items[k - base].col = aj[k];
+          items[k - base].row = r - r0;
+          items[k - base].src = k;
+        }
+      qsort(items, (size_t)len, sizeof(*items), MatCMRSSortCompare);
+      for (PetscInt t = 0; t < len; t++) L->src[base + t] = items[t].src;
+      PetscCall(PetscFree(items));
+    }
+    for (PetscInt t = 0; t < len; t++) {
+      const PetscCount k = sort ? L->src[base + t] : base + t;
+      PetscInt         r = r0;
+
+      while (ai[r + 1] <= k) r++; /* the row of CSR entry k (rows of a strip are few) */
+      L->col[base + t] = pack ? ((unsigned int)(r - r0) << CMRS_COL_BITS) | (unsigned int)aj[k] : (unsigned int)aj[k];
+      if (!pack) L->ris[base + t] = (unsigned char)(r - r0);
+    }
+  }
+  if (aa) {
+    PetscCall(PetscMalloc1(L->nnz, &L->val));
+    PetscCall(MatCMRSLayoutFillValues(L, aa, L->val));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Values in layout order: the CSR values themselves, or permuted by the sort */
+PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *L, const PetscScalar aa[], PetscScalar val[])
+{
+  PetscFunctionBegin;
+  if (L->src)
+    for (PetscCount k = 0; k < L->nnz; k++) val[k] = aa[L->src[k]];
+  else PetscCall(PetscArraycpy(val, aa, L->nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *L)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(L->sp));
+  PetscCall(PetscFree(L->col));
+  PetscCall(PetscFree(L->ris));
+  PetscCall(PetscFree(L->src));
+  PetscCall(PetscFree(L->val));
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  z = A x (+ y) the way Algorithm 1 computes it: 32 lanes take the strip's entries cyclically (entry j to lane
+  j mod 32 from the strip start), each lane keeps one partial sum per row of the strip, then each row's 32
+  partial sums are added pairwise (the butterfly of __shfl_xor_sync: offsets 16, 8, 4, 2, 1).
+*/
+PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  PetscScalar buf[CMRS_MAX_HEIGHT][32];
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < L->strips; s++) {
+    const PetscCount start = L->sp[s], end = L->sp[s + 1];
+
+    for (PetscInt r = 0; r < L->height; r++)
+      for (PetscInt lane = 0; lane < 32; lane++) buf[r][lane] = 0;
+    for (PetscCount k = start; k < end; k++) buf[MatCMRSRowInStrip(L, k)][(k - start) % 32] += L->val[k] * x[MatCMRSColumn(L, k)];
+    for (PetscInt r = 0; r < L->height; r++) {
+      const PetscInt row = s * L->height + r;
+
+      for (PetscInt off = 16; off > 0; off /= 2)
+        for (PetscInt lane = 0; lane < off; lane++) buf[r][lane] += buf[r][lane + off];
+      if (row < L->m) z[row] = y ? y[row] + buf[r][0] : buf[r][0];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,237 @@
+static const char help[] = "CMRS on the host: the papers' 5x5 example in both orders, packing limits, kernel emulation, options.\n";
+
+#include <petscgpumat/private/cmrsimpl.h>
+#include <unistd.h>
+#include "../common/testutil.h"
+
+/* The matrix (2.1) of Koza et al. 2014:  [1 0 0 2 0; 0 3 0 0 4; 0 0 5 0 6; 0 0 7 8 9; 0 0 0 0 10] */
+static const PetscInt    ex_ai[] = {0, 2, 4, 6, 9, 10};
+static const PetscInt    ex_aj[] = {0, 3, 1, 4, 2, 4, 2, 3, 4, 4};
+static const PetscScalar ex_aa[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+
+static PetscErrorCode CheckExample(PetscBool sort, PetscBool pack, const PetscScalar *val, const PetscInt *colind, const PetscInt *ris)
+{
+  MatCMRSLayout    L;
+  const PetscCount sp[] = {0, 4, 9, 10};
+  PetscBool        ok   = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCMRSLayoutCreate(5, 5, ex_ai, ex_aj, ex_aa, 2, sort, pack, &L));
+  ok = (PetscBool)(L.strips == 3);
+  for (PetscInt s = 0; s <= 3 && ok; s++) ok = (PetscBool)(L.sp[s] == sp[s]);
+  TEST_CHECK(ok, "paper's example, height 2, %s, %s: StripPtr = [0 4 9 10]", sort ? "sorted" : "unsorted", pack ? "packed" : "unpacked");
+  ok = PETSC_TRUE;
+  for (PetscInt k = 0; k < 10; k++) ok = (PetscBool)(ok && L.val[k] == val[k] && MatCMRSColumn(&L, k) == colind[k] && MatCMRSRowInStrip(&L, k) == ris[k]);
+  if (pack)
+    for (PetscInt k = 0; k < 10; k++) ok = (PetscBool)(ok && L.col[k] == (((unsigned int)ris[k] << 28) | (unsigned int)colind[k]));
+  else
+    for (PetscInt k = 0; k < 10; k++) ok = (PetscBool)(ok && L.col[k] == (unsigned int)colind[k] && L.ris[k] == ris[k]);
+  TEST_CHECK(ok, "paper's example, height 2, %s, %s: Val, ColInd, RowInStrip exactly as printed%s", sort ? "sorted" : "unsorted", pack ? "packed" : "unpacked", pack ? " (RowInStrip in bits 28..31)" : "");
+  PetscCall(MatCMRSLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestPaperExample(void)
+{
+  /* section 3 of the 2014 paper (unsorted) and section 4 (entries of each strip sorted by column) */
+  const PetscScalar val0[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const PetscInt    col0[] = {0, 3, 1, 4, 2, 4, 2, 3, 4, 4};
+  const PetscInt    ris0[] = {0, 0, 1, 1, 0, 0, 1, 1, 1, 0};
+  const PetscScalar val1[] = {1, 3, 2, 4, 5, 7, 8, 6, 9, 10};
+  const PetscInt    col1[] = {0, 1, 3, 4, 2, 2, 3, 4, 4, 4};
+  const PetscInt    ris1[] = {0, 1, 0, 1, 0, 1, 1, 0, 1, 0};
+
+  PetscFunctionBeginUser;
+  for (PetscInt pack = 0; pack < 2; pack++) {
+    PetscCall(CheckExample(PETSC_FALSE, (PetscBool)pack, val0, col0, ris0));
+    PetscCall(CheckExample(PETSC_TRUE, (PetscBool)pack, val1, col1, ris1));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Column 2^28 - 1 packs; a matrix with 2^28 + 1 columns cannot, and the type switches to the unpacked layout */
+static PetscErrorCode TestPackingLimits(void)
+{
+  const PetscInt  big = (PetscInt)1 << 28;
+  const PetscInt  ai[] = {0, 2, 3}, aj1[] = {0, big - 1, 5};
+  PetscScalar     aa[] = {1.5, 2.5, 3.5};
+  MatCMRSLayout   L;
+  PetscBool       can, ok;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBeginUser;
+  if (sizeof(PetscInt) != 4) {
+    PetscCall(TestSkip("CMRS packing limits", "64-bit PetscInt: always unpacked"));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCMRSCanPack(big, &can));
+  TEST_CHECK(can, "2^28 columns (largest column 2^28 - 1) can be packed");
+  PetscCall(MatCMRSCanPack(big + 1, &ok));
+  TEST_CHECK(!ok, "2^28 + 1 columns cannot be packed");
+  PetscCall(MatCMRSLayoutCreate(2, big, ai, aj1, aa, 2, PETSC_FALSE, PETSC_TRUE, &L));
+  TEST_CHECK(MatCMRSColumn(&L, 1) == big - 1 && MatCMRSRowInStrip(&L, 1) == 0 && MatCMRSColumn(&L, 2) == 5 && MatCMRSRowInStrip(&L, 2) == 1, "column 2^28 - 1 packs and unpacks exactly");
+  PetscCall(MatCMRSLayoutDestroy(&L));
+  {
+    const PetscInt aj2[] = {0, big, 5};
+
+    TEST_EXPECT_ERROR(&ierr, MatCMRSLayoutCreate(2, big + 1, ai, aj2, aa, 2, PETSC_FALSE, PETSC_TRUE, &L));
+    TEST_CHECK(ierr == PETSC_ERR_ARG_WRONG, "packing 2^28 + 1 columns is refused, not truncated (%d)", (int)ierr);
+    PetscCall(MatCMRSLayoutCreate(2, big + 1, ai, aj2, aa, 2, PETSC_FALSE, PETSC_FALSE, &L));
+    TEST_CHECK(MatCMRSColumn(&L, 1) == big && L.ris && L.ris[2] == 1, "unpacked layout keeps column 2^28 and RowInStrip apart");
+    PetscCall(MatCMRSLayoutDestroy(&L));
+  }
+  {
+    /* through the type: MatView reports the unpacked layout; products on the host stay right */
+    Mat          A;
+    PetscViewer  viewer;
+    char         path[PETSC_MAX_PATH_LEN] = "/tmp/petscgpumat-cmrs-XXXXXX", text[4096];
+    FILE        *fp;
+    size_t       len;
+    char        *found;
+    Vec          x, y;
+    PetscScalar *ya;
+    int          fd;
+
+    PetscCall(MatCreateSeqAIJCMRSCUDA(PETSC_COMM_SELF, 2, big + 1, 2, NULL, &A));
+    PetscCall(MatSetValue(A, 0, 0, 1.5, INSERT_VALUES));
+    PetscCall(MatSetValue(A, 0, big, 2.5, INSERT_VALUES));
+    PetscCall(MatSetValue(A, 1, 5, 3.5, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    fd = mkstemp(path);
+    if (fd >= 0) close(fd);
+    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &viewer));
+    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+    PetscCall(MatView(A, viewer));
+    PetscCall(PetscViewerPopFormat(viewer));
+    PetscCall(PetscViewerDestroy(&viewer));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
+    len       = fread(text, 1, sizeof(text) - 1, fp);
+    text[len] = 0;
+    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+    (void)remove(path);
+    PetscCall(PetscStrstr(text, "unpacked", &found));
+    TEST_CHECK(found != NULL, "MatView of a 2 x (2^28 + 1) cmrscuda matrix says the layout is unpacked");
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, big + 1, &x)); /* host vectors: this test runs without a GPU */
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, 2, &y));
+    PetscCall(VecSet(x, 2.0));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(VecGetArray(y, &ya));
+    TEST_CHECK(ya[0] == 8.0 && ya[1] == 7.0, "host product of the wide matrix is right (%g, %g)", (double)ya[0], (double)ya[1]);
+    PetscCall(VecRestoreArray(y, &ya));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestEmulation(void)
+{
+  char           name[128];
+  PetscBool      more = PETSC_TRUE;
+  const PetscInt hs[] = {1, 2, 3, 4, 8, 16};
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0; more; idx++) {
+    Mat A;
+
+    PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++)
+      for (PetscInt variant = 0; variant < 4; variant++) {
+        const PetscBool sort = (PetscBool)(variant & 1), pack = (PetscBool)(variant >> 1);
+        const PetscInt *ai, *aj;
+        PetscScalar    *aa, *x, *y, *z;
+        PetscInt        m, n;
+        MatCMRSLayout   L;
+        double         *ref, err;
+        PetscBool       nanbad, entries = PETSC_TRUE;
+
+        PetscCall(MatGetSize(A, &m, &n));
+        PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[h], sort, pack, &L));
+        PetscCall(PetscMalloc4(n, &x, m, &y, m, &z, m, &ref));
+        for (PetscInt j = 0; j < n; j++) x[j] = PetscSinReal(3.0 + j);
+        for (PetscInt i = 0; i < m; i++) y[i] = PetscCosReal(1.0 + i), z[i] = PETSC_MAX_REAL;
+        PetscCall(MatCMRSLayoutMult(&L, x, y, z));
+        PetscCall(TestReferenceProduct(A, PETSC_FALSE, x, y, ref));
+        PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
+        /* every entry of a strip belongs to it, columns are sorted when asked */
+        for (PetscInt s = 0; s < L.strips; s++)
+          for (PetscCount k = L.sp[s]; k < L.sp[s + 1]; k++) {
+            const PetscInt r = s * hs[h] + MatCMRSRowInStrip(&L, k);
+            entries          = (PetscBool)(entries && r < m && k >= ai[s * hs[h]] && MatCMRSRowInStrip(&L, k) < hs[h]);
+            if (sort && k > L.sp[s]) entries = (PetscBool)(entries && MatCMRSColumn(&L, k - 1) <= MatCMRSColumn(&L, k));
+          }
+        TEST_CHECK(err <= TestTolerance() && !nanbad && entries, "emulated CMRS height %" PetscInt_FMT " %s %s on %s: rel. error %.2e", hs[h], sort ? "sorted" : "unsorted", pack ? "packed" : "unpacked", name, err);
+        PetscCall(PetscFree4(x, y, z, ref));
+        PetscCall(MatCMRSLayoutDestroy(&L));
+      }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestTypeAndOptions(void)
+{
+  Mat           A, B;
+  PetscInt      h;
+  PetscBool     flg;
+  MatGPUMatInfo info;
+  Vec           x, y, z;
+  PetscReal     nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(1000, 900, 6, "emptyrows", 6, &A));
+  PetscCall(MatConvert(A, MATCMRSCUDA, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQCMRSCUDA, &flg));
+  TEST_CHECK(flg, "MatConvert(aij, \"cmrscuda\") gives seqaijcmrscuda");
+  PetscCall(MatCMRSCUDAGetHeight(B, &h));
+  TEST_CHECK(h == (PetscDefined(USE_REAL_SINGLE) ? 6 : 4), "default height (%" PetscInt_FMT ")", h);
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "8", PETSC_SUCCESS));
+  PetscCall(MatCMRSCUDAGetHeight(B, &h));
+  TEST_CHECK(h == 8, "-mat_cmrs_height 8 read back");
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "0", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "17", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "100", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "256", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_sort", "1", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "padded", PETSC_ERR_SUP));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "fancy", PETSC_ERR_USER));
+  /* no padding: the device stores less than 32-bit CSR */
+  PetscCall(MatGPUMatGetInfo(B, &info));
+  TEST_CHECK(info.stored == info.nnz && info.device_bytes <= info.csr_bytes, "CMRS stores nnz entries in %zu bytes, CSR needs %zu", info.device_bytes, info.csr_bytes);
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecDuplicate(y, &z));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(MatMult(B, x, z));
+  PetscCall(VecAXPY(z, -1.0, y));
+  PetscCall(VecNorm(z, NORM_INFINITY, &nrm));
+  TEST_CHECK(nrm == 0, "cmrscuda MatMult with host vectors equals AIJ's");
+  PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
+  PetscCall(MatEqual(A, B, &flg));
+  TEST_CHECK(flg, "round trip aij -> cmrscuda -> aij keeps every entry");
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(TestPaperExample());
+  PetscCall(TestPackingLimits());
+  PetscCall(TestEmulation());
+  PetscCall(TestTypeAndOptions());
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_cmrs_layout: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
