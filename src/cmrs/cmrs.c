@@ -5,9 +5,40 @@ static const MatGPUFormat MatGPUFormat_CMRS;
 
 static const char *const MatCMRSVariants[] = {"basic", "padded", "MatCMRSVariant", "MAT_CMRS_", NULL};
 
-/* defaults (double / single precision): see docs/performance.md */
-#define CMRS_DEFAULT_HEIGHT (PetscDefined(USE_REAL_SINGLE) ? 6 : 4)
+/* default: the height chosen from the mean row length (0), and the papers' block size; see docs/performance.md */
+#define CMRS_DEFAULT_HEIGHT 0
 #define CMRS_DEFAULT_BLOCK  128
+
+/*
+  Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
+  {1, 2, 3, 4, 6, 8} not above 256 / mean row length. It was within 4 % of the best height on every matrix.
+*/
+static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
+{
+  const PetscInt  choices[] = {8, 6, 4, 3, 2, 1};
+  const PetscReal mean      = m ? (PetscReal)nnz / (PetscReal)m : 0.0;
+
+  for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(choices); c++)
+    if ((PetscReal)choices[c] * mean <= 256.0) return choices[c];
+  return 1;
+}
+
+/* The height in use: the user's, or the automatic one for the host matrix as it is now */
+static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
+{
+  Mat_SeqCMRSCUDA *c;
+  const PetscInt  *ai;
+  PetscInt         m = A->rmap->n;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
+  *h = c->height_option;
+  if (!*h && A->preallocated) {
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    *h = MatCMRSAutomaticHeight(m, m ? ai[m] : 0);
+  } else if (!*h) *h = 4;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MatCMRSGetData_Private(Mat A, Mat_SeqCMRSCUDA **c)
 {
@@ -21,7 +52,7 @@ static PetscErrorCode MatCMRSCUDASetHeight_CMRS(Mat A, PetscInt h)
   Mat_SeqCMRSCUDA *c;
 
   PetscFunctionBegin;
-  PetscCheck(h >= 1 && h <= CMRS_MAX_HEIGHT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS height %" PetscInt_FMT " must be in 1..%d (RowInStrip has %d bits)", h, CMRS_MAX_HEIGHT, CMRS_BITS);
+  PetscCheck(h >= 0 && h <= CMRS_MAX_HEIGHT, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS height %" PetscInt_FMT " must be in 1..%d (RowInStrip has %d bits), or 0: automatic", h, CMRS_MAX_HEIGHT, CMRS_BITS);
   PetscCall(MatCMRSGetData_Private(A, &c));
   if (c->height_option != h) PetscCall(MatGPUMatInvalidateStructure(A));
   c->height_option = h;
@@ -52,11 +83,8 @@ static PetscErrorCode MatCMRSCUDASetSort_CMRS(Mat A, PetscBool sort)
 
 static PetscErrorCode MatCMRSCUDAGetHeight_CMRS(Mat A, PetscInt *h)
 {
-  Mat_SeqCMRSCUDA *c;
-
   PetscFunctionBegin;
-  PetscCall(MatCMRSGetData_Private(A, &c));
-  *h = c->height_option;
+  PetscCall(MatCMRSHeight_Private(A, h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -118,7 +146,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  PetscCall(PetscOptionsInt("-mat_cmrs_height", "Rows per strip, 1..16", "MatCMRSCUDASetHeight", c->height_option, &v, &set));
+  PetscCall(PetscOptionsInt("-mat_cmrs_height", "Rows per strip, 1..16; 0 chooses from the mean row length", "MatCMRSCUDASetHeight", c->height_option, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetHeight(A, v));
   PetscCall(PetscOptionsInt("-mat_cmrs_block_size", "Threads per block (one warp per strip): a multiple of 32 in 32..1024", "MatCMRSCUDASetBlockSize", c->block_option, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetBlockSize(A, v));
@@ -134,11 +162,13 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   Mat_SeqCMRSCUDA *c;
   Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   PetscBool        packed;
+  PetscInt         h;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT ", block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->height_option, c->block_option, c->sort ? "yes" : "no"));
+  PetscCall(MatCMRSHeight_Private(A, &h));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding\n", c->strips));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,16 +211,17 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, const PetscInt *ai, const Pe
 {
   Mat_SeqCMRSCUDA *c;
   MatCMRSLayout    L;
-  PetscInt         m = A->rmap->n, strips;
+  PetscInt         m = A->rmap->n, strips, h;
   PetscBool        packed;
   PetscErrorCode   ierr;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
-  strips = (m + c->height_option - 1) / c->height_option;
+  PetscCall(MatCMRSHeight_Private(A, &h));
+  strips = (m + h - 1) / h;
   PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
-  PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, c->height_option, c->sort, packed, &L));
+  PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, h, c->sort, packed, &L));
   ierr      = MatCMRSUpload_Private(A, c, &L);
   c->height = L.height;
   c->block  = c->block_option;
@@ -253,12 +284,13 @@ static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
 {
   Mat_SeqCMRSCUDA *c;
   PetscBool        packed;
-  PetscInt         strips;
+  PetscInt         strips, h;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(info->cols, &packed));
-  strips              = (info->rows + c->height_option - 1) / c->height_option;
+  PetscCall(MatCMRSHeight_Private(A, &h));
+  strips              = (info->rows + h - 1) / h;
   info->stored        = info->nnz;
   info->read_entries  = info->nnz;
   info->device_bytes  = MatCMRSDeviceBytes(strips, info->nnz, packed);
@@ -293,7 +325,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 
    Options Database Keys:
 +  -mat_type cmrscuda - sets the type
-.  -mat_cmrs_height <h> - rows per strip, 1..16 (default 4 in double, 6 in single precision)
+.  -mat_cmrs_height <h> - rows per strip, 1..16; 0 (default) chooses about 256 entries per strip from the mean row length
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
 -  -mat_cmrs_variant basic - the kernel variant (the padded variant of section 6.7 is not implemented yet)
@@ -357,7 +389,7 @@ PetscErrorCode MatCreateSeqAIJCMRSCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Pe
 
   Input Parameters:
 + A - the matrix
-- h - 1..16
+- h - 1..16, or 0 (default): the largest of 1, 2, 3, 4, 6, 8 with height x mean row length <= 256 (H100 sweep)
 
   Options Database Key:
 . -mat_cmrs_height <h> - the same

@@ -188,11 +188,11 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQCMRSCUDA, &flg));
   TEST_CHECK(flg, "MatConvert(aij, \"cmrscuda\") gives seqaijcmrscuda");
   PetscCall(MatCMRSCUDAGetHeight(B, &h));
-  TEST_CHECK(h == (PetscDefined(USE_REAL_SINGLE) ? 6 : 4), "default height (%" PetscInt_FMT ")", h);
+  TEST_CHECK(h == 8, "automatic height for about 3.5 nonzeros per row is 8 (%" PetscInt_FMT ")", h);
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "8", PETSC_SUCCESS));
   PetscCall(MatCMRSCUDAGetHeight(B, &h));
   TEST_CHECK(h == 8, "-mat_cmrs_height 8 read back");
-  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "0", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "-1", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "17", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "100", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
