@@ -3,6 +3,7 @@ static const char help[] = "SpMV benchmark of PETSc matrix types on the GPU, tim
                            "  -problem lap3d7|lap2d5|lap3d27|rows    built-in matrix (default lap3d7)\n"
                            "  -n <k>                                  grid points per dimension (default 150: 3.4 M rows in 3-D)\n"
                            "  -f <file.mtx[.gz]>                      a Matrix Market file instead\n"
+                           "  -replicate <k>                          with -f: k copies of the matrix on the diagonal (GPU-filling size)\n"
                            "  -reps <r>                               timed products per type (default 100); the median is reported\n"
                            "  -csv <file>                             also write the results as CSV\n"
                            "  -variants <v1,v2,...>                   extra runs of the petscgpumat types, each variant as name:value[+name:value]\n"
@@ -25,6 +26,7 @@ typedef struct {
   double convert_s, median_ms, min_ms, max_ms, gflops, eta_plus, eta_minus, relerr, speedup;
   double stored_ratio;
   size_t device_bytes;
+  char   failure[512]; /* why the type refused the matrix; empty if it ran */
 } Result;
 
 static int cmp_double(const void *a, const void *b)
@@ -88,6 +90,34 @@ static PetscErrorCode CreateProblem(const char *problem, PetscInt k, PetscInt me
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* k copies of A on the diagonal: real structure at a GPU-filling size (each row keeps its pattern and locality) */
+static PetscErrorCode Replicate(Mat A, PetscInt k, Mat *R)
+{
+  PetscInt        m, n, *nnz;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscInt       *cols;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+  PetscCall(PetscMalloc2(m * k, &nnz, n, &cols));
+  for (PetscInt c = 0; c < k; c++)
+    for (PetscInt i = 0; i < m; i++) nnz[c * m + i] = ai[i + 1] - ai[i];
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m * k, n * k, 0, nnz, R));
+  for (PetscInt c = 0; c < k; c++)
+    for (PetscInt i = 0; i < m; i++) {
+      const PetscInt row = c * m + i, len = ai[i + 1] - ai[i];
+
+      for (PetscInt t = 0; t < len; t++) cols[t] = aj[ai[i] + t] + c * n;
+      PetscCall(MatSetValues(*R, 1, &row, len, cols, aa + ai[i], INSERT_VALUES));
+    }
+  PetscCall(PetscFree2(nnz, cols));
+  PetscCall(MatAssemblyBegin(*R, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*R, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Device-to-device copy bandwidth (bytes read + written per second), median of 20 copies of 1 GiB */
 static PetscErrorCode MeasureCopyBandwidth(double *bw)
 {
@@ -131,6 +161,25 @@ static PetscErrorCode IsGPUMat(Mat B, PetscBool *flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Remove the options a variant inserted ("-name value -name value"), and only those */
+static PetscErrorCode ClearVariantOptions(char opts[])
+{
+  char *tok = opts;
+
+  PetscFunctionBeginUser;
+  for (char *c = opts;; c++) {
+    if (*c == ' ' || !*c) {
+      const PetscBool end = (PetscBool)!*c;
+
+      *c = 0;
+      if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
+      if (end) break;
+      tok = c + 1;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode BenchType(Mat A, const char *type, const char *options, PetscInt reps, double bw, Vec xhost, Vec yref, Result *res)
 {
   Mat                B;
@@ -171,23 +220,31 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
   PetscCall(MatSetFromOptions(B));
   PetscCall(MatCreateVecs(B, &x, &y));
   PetscCall(VecCopy(xhost, x));
-  PetscCall(MatMult(B, x, y)); /* the first product builds the device copy */
+  {
+    /* the first product builds the device copy; a format may refuse the matrix (padding guard, memory):
+       report that in the table instead of stopping the whole benchmark */
+    PetscErrorCode ierr;
+    char          *message;
+
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMult(B, x, y);
+    PetscCall(PetscPopErrorHandler());
+    if (ierr) {
+      PetscCall(PetscErrorMessage(ierr, NULL, &message));
+      PetscCall(PetscSNPrintf(res->failure, sizeof(res->failure), "%s", message));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s refused the matrix: %s\n", res->label, message));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&y));
+      PetscCall(MatDestroy(&B));
+      if (options) PetscCall(ClearVariantOptions(opts));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
   PetscCall(PetscDeviceContextSynchronize(dctx));
   PetscCall(PetscTime(&res->convert_s));
   res->convert_s -= t0;
-  if (options) { /* remove this variant's options (only those) */
-    char *tok = opts;
-    for (char *c = opts; ; c++) {
-      if (*c == ' ' || !*c) {
-        const PetscBool end = (PetscBool)!*c;
-        *c = 0;
-        if (tok[0] == '-') PetscCall(PetscOptionsClearValue(NULL, tok));
-        if (end) break;
-        tok = c + 1;
-      }
-    }
-  }
+  if (options) PetscCall(ClearVariantOptions(opts));
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
   stream = handle ? *(cudaStream_t *)handle : NULL;
   for (PetscInt r = 0; r < 5; r++) PetscCall(MatMult(B, x, y));
@@ -256,7 +313,7 @@ int main(int argc, char **argv)
   Mat         A;
   Vec         xhost, yref;
   double      bw;
-  Result      res[64];
+  Result      res[64] = {{{0}}};
   MatInfo     minfo;
   PetscRandom rnd;
   FILE       *fp = NULL;
@@ -286,7 +343,20 @@ int main(int argc, char **argv)
     PetscCall(PetscFinalize());
     return 0;
   }
-  if (fflg) PetscCall(MatLoadMatrixMarket(PETSC_COMM_WORLD, file, MATAIJ, &A));
+  if (fflg) {
+    PetscInt k = 1;
+
+    PetscCall(MatLoadMatrixMarket(PETSC_COMM_WORLD, file, MATAIJ, &A));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-replicate", &k, NULL));
+    PetscCheck(k >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-replicate %" PetscInt_FMT " must be positive", k);
+    if (k > 1) {
+      Mat R;
+
+      PetscCall(Replicate(A, k, &R));
+      PetscCall(MatDestroy(&A));
+      A = R;
+    }
+  }
   else {
     PetscCall(PetscStrInList(problem, "lap2d5,lap3d7,lap3d27,rows", ',', &flg));
     PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -problem %s: lap2d5, lap3d7, lap3d27 or rows", problem);
@@ -320,17 +390,18 @@ int main(int argc, char **argv)
       if (ours && nres < 64) PetscCall(BenchType(A, types[t], variants[v], reps, bw, xhost, yref, &res[nres++]));
     }
   }
-  for (PetscInt r = 0; r < nres; r++) res[r].speedup = res[0].median_ms / res[r].median_ms;
+  for (PetscInt r = 0; r < nres; r++) res[r].speedup = res[r].failure[0] ? 0 : res[0].median_ms / res[r].median_ms;
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10s %9s %9s %8s %7s %7s %9s %8s %10s %9s\n", "type", "median ms", "min ms", "max ms", "GFLOPS", "eta+", "eta-", "speed-up", "stored", "convert s", "rel.err"));
   for (PetscInt r = 0; r < nres; r++)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7.3f %7.3f %9.3f %8.3f %10.3f %9.1e%s\n", res[r].label, res[r].median_ms, res[r].min_ms, res[r].max_ms, res[r].gflops, res[r].eta_plus, res[r].eta_minus, res[r].speedup, res[r].stored_ratio, res[r].convert_s, res[r].relerr,
+    if (res[r].failure[0]) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s refused: %.100s\n", res[r].label, res[r].failure));
+    else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7.3f %7.3f %9.3f %8.3f %10.3f %9.1e%s\n", res[r].label, res[r].median_ms, res[r].min_ms, res[r].max_ms, res[r].gflops, res[r].eta_plus, res[r].eta_minus, res[r].speedup, res[r].stored_ratio, res[r].convert_s, res[r].relerr,
                           res[r].relerr > 1e-10 ? "  WRONG RESULT" : ""));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; convert: AIJ -> type incl. first product\n", res[0].label));
   if (csvflg) {
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, csv, "w", &fp));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta_minus,speedup_vs_first,stored_over_nnz,convert_s,copy_bw_GBs,rel_err\n"));
     for (PetscInt r = 0; r < nres; r++)
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,%.5f,%.5f,%.5f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.2e\n", fflg ? file : problem, m, n, minfo.nz_used, res[r].label, res[r].median_ms, res[r].min_ms, res[r].max_ms, res[r].gflops, res[r].eta_plus, res[r].eta_minus, res[r].speedup,
+      if (!res[r].failure[0]) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,%.5f,%.5f,%.5f,%.2f,%.4f,%.4f,%.4f,%.4f,%.4f,%.1f,%.2e\n", fflg ? file : problem, m, n, minfo.nz_used, res[r].label, res[r].median_ms, res[r].min_ms, res[r].max_ms, res[r].gflops, res[r].eta_plus, res[r].eta_minus, res[r].speedup,
                              res[r].stored_ratio, res[r].convert_s, bw / 1e9, res[r].relerr));
     PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));
   }

@@ -54,6 +54,11 @@ static PetscErrorCode TestHandLayouts(void)
   PetscCall(CheckLayout(0, "8x8 example, G=4, no reordering", 28, gp0, rl0, NULL, col0, val0));
   PetscCall(CheckLayout(8, "8x8 example, G=4, global sort (W=8)", 20, gpw, rlw, permw, colw, valw));
   PetscCall(CheckLayout(100, "8x8 example, G=4, W=100 is global too", 20, gpw, rlw, permw, colw, valw));
+  /* the last group may be shorter: the first 7 rows give groups of 4 and 3 rows, the second with stride 3 */
+  PetscCall(MatRgCSRLayoutCreate(7, 8, ex_ai, ex_aj, ex_aa, 4, 1, 0, &L));
+  TEST_CHECK(L.ngroups == 2 && L.gp[1] == 12 && L.gp[2] == 24 && L.col[12 + 1 * 3 + 2] == 6 && L.val[12 + 1 * 3 + 2] == 13 && L.val[12 + 3 * 3 + 0] == 11,
+             "7 rows in groups of 4: the last group of 3 rows has 4 slots per row, stride 3 (groupPointers {0, 12, 24})");
+  PetscCall(MatRgCSRLayoutDestroy(&L));
   PetscCall(MatRgCSRLayoutCreate(8, 8, ex_ai, ex_aj, ex_aa, 4, 1, 4, &L));
   for (PetscInt p = 0; p < 8; p++) ok = (PetscBool)(ok && L.perm[p] == perm4[p]);
   TEST_CHECK(ok, "8x8 example, sort window 4: rows sorted inside each window only (2 0 1 3 | 4 6 7 5)");
