@@ -91,8 +91,8 @@ expect cpu-help-lists-ellr-options '^2$' \
   bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -oE -- '-mat_ellr_(threads_per_row|max_fill)' | sort -u | wc -l"
 expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "'$build/tests/cpu/test_rgcsr_layout' -help | grep -oE -- '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)' | sort -u | wc -l"
-expect cpu-help-lists-cmrs-options '^4$' \
-  bash -c "'$build/tests/cpu/test_cmrs_layout' -help | grep -oE -- '-mat_cmrs_(height|block_size|sort|variant)' | sort -u | wc -l"
+expect cpu-help-lists-cmrs-options '^5$' \
+  bash -c "'$build/tests/cpu/test_cmrs_layout' -help | grep -oE -- '-mat_cmrs_(height|block_size|sort|variant|buffer_columns)' | sort -u | wc -l"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then

@@ -28,7 +28,7 @@ if [[ $what == *bench* ]]; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
       timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
-        -variants mat_rgcsr_sort_window:1000000000,mat_cmrs_sort:1 -csv "$work/b.csv"
+        -variants mat_rgcsr_sort_window:1000000000,mat_cmrs_sort:1,mat_cmrs_variant:padded,mat_cmrs_variant:padded+mat_cmrs_buffer_columns:4,mat_cmrs_variant:padded+mat_cmrs_height:8,mat_cmrs_variant:padded+mat_cmrs_block_size:256 -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
@@ -37,7 +37,7 @@ if [[ $what == *bench* ]]; then
       set -- $f
       timeout 100 tests/mpienv.sh build/examples/bench_spmv -f "$PETSCGPUMAT_MATRICES/$1.mtx.gz" -replicate $2 -reps 50 \
         -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
-        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0 \
+        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0,mat_cmrs_variant:padded \
         -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo

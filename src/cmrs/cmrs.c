@@ -33,7 +33,8 @@ static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
   *h = c->height_option;
-  if (!*h && A->preallocated) {
+  if (!*h && c->variant == 1) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
+  else if (!*h && A->preallocated) {
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     *h = MatCMRSAutomaticHeight(m, m ? ai[m] : 0);
   } else if (!*h) *h = 4;
@@ -110,6 +111,8 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(Mat A)
   c->height_option = CMRS_DEFAULT_HEIGHT;
   c->block_option  = CMRS_DEFAULT_BLOCK;
   c->sort          = PETSC_FALSE;
+  c->variant       = 0;
+  c->M_option      = 8;
   g->data          = c;
   PetscCall(MatComposeCMRS_Private(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -135,6 +138,8 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->height_option = a->height_option;
   b->block_option  = a->block_option;
   b->sort          = a->sort;
+  b->variant       = a->variant;
+  b->M_option      = a->M_option;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -152,8 +157,24 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
   if (set) PetscCall(MatCMRSCUDASetBlockSize(A, v));
   PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
   if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
-  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel variant", "", MatCMRSVariants, 2, MatCMRSVariants[0], &variant, &set));
-  PetscCheck(variant == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-mat_cmrs_variant padded (section 6.7 of the 2014 paper) is not implemented yet; use basic");
+  variant = c->variant;
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding) or padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32)", "", MatCMRSVariants, 2, MatCMRSVariants[c->variant], &variant, &set));
+  if (set && variant != c->variant) {
+    c->variant = variant;
+    PetscCall(MatGPUMatInvalidateStructure(A));
+  }
+  PetscCall(PetscOptionsInt("-mat_cmrs_buffer_columns", "Padded variant: buffer columns M (2, 4, 8, 16); height x M must be >= 32", "", c->M_option, &v, &set));
+  if (set) {
+    PetscCheck(v == 2 || v == 4 || v == 8 || v == 16, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_buffer_columns %" PetscInt_FMT " must be 2, 4, 8 or 16", v);
+    if (v != c->M_option) PetscCall(MatGPUMatInvalidateStructure(A));
+    c->M_option = v;
+  }
+  if (c->variant == 1) {
+    PetscInt h;
+
+    PetscCall(MatCMRSHeight_Private(A, &h));
+    PetscCheck(h * c->M_option >= 32, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "The padded CMRS variant needs height x buffer columns >= 32: %" PetscInt_FMT " x %" PetscInt_FMT, h, c->M_option);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -168,9 +189,11 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
+  if (c->variant == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
-  if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding\n", c->strips));
+  if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding\n", c->strips));
+  if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -217,11 +240,19 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, const PetscInt *ai, const Pe
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
   strips = (m + h - 1) / h;
-  PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
-  PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, h, c->sort, packed, &L));
+  if (c->variant == 1) {
+    PetscCall(MatCMRSCanPack(A->cmap->n + 1, &packed)); /* column 2^28 - 1 marks padding */
+    PetscCall(MatCMRSLayoutCreatePadded(m, A->cmap->n, ai, aj, aa, h, c->M_option, packed, &L));
+    ierr = MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, L.nnz, packed), "CMRS (padded)");
+    if (ierr) PetscCall(MatCMRSLayoutDestroy(&L));
+    PetscCall(ierr);
+  } else {
+    PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
+    PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
+    PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, h, c->sort, packed, &L));
+  }
   ierr      = MatCMRSUpload_Private(A, c, &L);
   c->height = L.height;
   c->block  = c->block_option;
@@ -229,6 +260,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, const PetscInt *ai, const Pe
   c->strips = L.strips;
   c->packed = L.packed;
   c->sorted = L.sorted;
+  c->M      = L.M;
   c->nnz    = L.nnz;
   c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
   PetscCall(MatCMRSLayoutDestroy(&L));
@@ -245,11 +277,12 @@ static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, const PetscInt *ai, con
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  if (!c->sorted) { /* Val is the CSR value array itself */
+  if (!c->sorted && !c->M) { /* Val is the CSR value array itself */
     PetscCall(MatGPUMatCopyToDevice(c->d_val, aa, (size_t)c->nnz * sizeof(PetscScalar)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, ai, aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
+  if (c->M) PetscCall(MatCMRSLayoutCreatePadded(c->m, A->cmap->n, ai, aj, NULL, c->height, c->M, c->packed, &L));
+  else PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, ai, aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
   PetscCall(PetscMalloc1(L.nnz, &val));
   PetscCall(MatCMRSLayoutFillValues(&L, aa, val));
   ierr = MatGPUMatCopyToDevice(c->d_val, val, (size_t)L.nnz * sizeof(PetscScalar));
@@ -292,8 +325,23 @@ static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
   PetscCall(MatCMRSHeight_Private(A, &h));
   strips              = (info->rows + h - 1) / h;
   info->stored        = info->nnz;
-  info->read_entries  = info->nnz;
-  info->device_bytes  = MatCMRSDeviceBytes(strips, info->nnz, packed);
+  if (c->variant == 1) { /* the padded size: from the device copy, or by arranging the strips on the host */
+    Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+    if (g->built && c->M) info->stored = c->nnz;
+    else {
+      const PetscInt *ai, *aj;
+      MatCMRSLayout   L;
+
+      PetscCall(MatCMRSCanPack(info->cols + 1, &packed));
+      PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, NULL));
+      PetscCall(MatCMRSLayoutCreatePadded(info->rows, info->cols, ai, aj, NULL, h, c->M_option, packed, &L));
+      info->stored = L.nnz;
+      PetscCall(MatCMRSLayoutDestroy(&L));
+    }
+  }
+  info->read_entries  = info->stored; /* the padded variant reads its explicit zeros */
+  info->device_bytes  = MatCMRSDeviceBytes(strips, info->stored, packed);
   info->index_count   = 2 * (strips + 1); /* StripPtr (64-bit); packed RowInStrip costs nothing more */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -328,7 +376,8 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_height <h> - rows per strip, 1..16; 0 (default) chooses about 256 entries per strip from the mean row length
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
--  -mat_cmrs_variant basic - the kernel variant (the padded variant of section 6.7 is not implemented yet)
+.  -mat_cmrs_variant <basic,padded> - Algorithm 1 without padding (default), or the padded variant of section 6.7
+-  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4, 8 (default) or 16
 
    Level: beginner
 

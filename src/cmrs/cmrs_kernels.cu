@@ -51,9 +51,44 @@ __global__ void __launch_bounds__(1024) cmrs_mult(int strips, int m, const Petsc
   if (lane < H && row < m) z[row] = y ? y[row] + mine : mine;
 }
 
+/*
+  The padded variant (section 6.7 of the 2014 paper): strips padded to whole passes of 32 items, arranged so
+  that in a pass no two lanes with the same lane mod M hold items of the same row; lane l then adds into cell
+  (l mod M, row) of a per-warp buffer of M x H sums, M times smaller than Algorithm 1's, which allows H = 16.
+  Every load is a full aligned 32-item segment. The M partial sums of row r are added by lane r, in order.
+*/
+template <int H, int M, bool PACKED>
+__global__ void __launch_bounds__(1024) cmrs_mult_padded(int strips, int m, int h, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  extern __shared__ unsigned char cmrs_smem[];
+  PetscScalar *buf   = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * M * H;
+  const int    lane  = threadIdx.x % kWarp;
+  const int    strip = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+
+  if (strip >= strips) return;
+  for (int c = lane; c < M * H; c += kWarp) buf[c] = 0;
+  __syncwarp();
+  for (long long j = sp[strip] + lane; j < sp[strip + 1]; j += kWarp) { /* the strip holds whole passes */
+    const unsigned int c = col[j];
+    const int          r = PACKED ? (int)(c >> CMRS_COL_BITS) : (int)ris[j];
+    const unsigned int k = PACKED ? (c & CMRS_COL_MASK) : c;
+
+    if (k != (PACKED ? CMRS_PAD_PACKED : CMRS_PAD_UNPACKED)) buf[(lane % M) * H + r] += val[j] * __ldg(x + k); /* distinct cells in a pass */
+    __syncwarp(); /* the next pass may use the same cells from other lanes */
+  }
+  if (lane < h) {
+    const int   row = strip * h + lane;
+    PetscScalar s   = 0;
+
+#pragma unroll
+    for (int q = 0; q < M; q++) s += buf[q * H + lane];
+    if (row < m) z[row] = y ? y[row] + s : s;
+  }
+}
+
 /* z += A^T x: each entry scatters val * x[its row] into z[its column], with atomics */
 template <bool PACKED>
-__global__ void __launch_bounds__(256) cmrs_mult_transpose(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
+__global__ void __launch_bounds__(256) cmrs_mult_transpose(int strips, int m, int H, bool padded, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
 {
   const int lane  = threadIdx.x % kWarp;
   const int strip = blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
@@ -64,7 +99,7 @@ __global__ void __launch_bounds__(256) cmrs_mult_transpose(int strips, int m, in
     const int          r = PACKED ? (int)(c >> CMRS_COL_BITS) : (int)ris[j];
     const unsigned int k = PACKED ? (c & CMRS_COL_MASK) : c;
 
-    atomicAdd(z + k, val[j] * x[strip * H + r]);
+    if (!padded || k != (PACKED ? CMRS_PAD_PACKED : CMRS_PAD_UNPACKED)) atomicAdd(z + k, val[j] * x[strip * H + r]); /* not the padding */
   }
 }
 
@@ -83,6 +118,17 @@ void launch_mult(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
   if (c->packed) cmrs_mult<H, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
   else cmrs_mult<H, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
+template <int M>
+void launch_mult_padded(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  constexpr int      H      = CMRS_MAX_HEIGHT; /* heights below 16 use the H = 16 kernel: the buffer rows are indexed by r */
+  const int          warps  = (int)c->block / kWarp;
+  const unsigned int blocks = (unsigned int)((c->strips + warps - 1) / warps);
+  const size_t       shmem  = (size_t)warps * M * H * sizeof(PetscScalar);
+
+  if (c->packed) cmrs_mult_padded<H, M, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult_padded<H, M, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+}
 } // namespace
 
 PetscErrorCode MatCMRSCUDALaunchMult(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
@@ -91,6 +137,18 @@ PetscErrorCode MatCMRSCUDALaunchMult(void *s, const Mat_SeqCMRSCUDA *c, const Pe
 
   PetscFunctionBegin;
   if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->M) {
+    PetscCheck(c->height <= CMRS_MAX_HEIGHT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS height %" PetscInt_FMT, c->height);
+    switch (c->M) {
+    case 2: launch_mult_padded<2>(c, stream, x, y, z); break;
+    case 4: launch_mult_padded<4>(c, stream, x, y, z); break;
+    case 8: launch_mult_padded<8>(c, stream, x, y, z); break;
+    case 16: launch_mult_padded<16>(c, stream, x, y, z); break;
+    default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS buffer columns %" PetscInt_FMT, c->M);
+    }
+    PetscCall(MatGPUMatCheckLaunch(stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   switch (c->height) {
   case 1: launch_mult<1>(c, stream, x, y, z); break;
   case 2: launch_mult<2>(c, stream, x, y, z); break;
@@ -121,8 +179,8 @@ PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *s, const Mat_SeqCMRSCUDA *c,
 
   PetscFunctionBegin;
   if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
-  if (c->packed) cmrs_mult_transpose<true><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
-  else cmrs_mult_transpose<false><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
+  if (c->packed) cmrs_mult_transpose<true><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->M > 0, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
+  else cmrs_mult_transpose<false><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->M > 0, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -112,13 +112,112 @@ PetscErrorCode MatCMRSLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Values in layout order: the CSR values themselves, or permuted by the sort */
+/* Values in layout order: the CSR values themselves, or through src (0 for padding) */
 PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *L, const PetscScalar aa[], PetscScalar val[])
 {
   PetscFunctionBegin;
   if (L->src)
-    for (PetscCount k = 0; k < L->nnz; k++) val[k] = aa[L->src[k]];
+    for (PetscCount k = 0; k < L->nnz; k++) val[k] = L->src[k] < 0 ? 0 : aa[L->src[k]];
   else PetscCall(PetscArraycpy(val, aa, L->nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCMRSLayoutCreatePadded - Builds the CMRS arrays of the padded variant (section 6.7 of Koza et al. 2014)
+
+  Not Collective
+
+  Input Parameters:
++ m, n, ai, aj, aa - the CSR matrix (`aa` may be `NULL`)
+. height           - rows per strip, 1..16
+. M                - buffer columns, 1..32: in each pass of a warp over 32 consecutive items, no two lanes l, l' with
+                     l mod M = l' mod M hold items of the same row, so lane l can add into buffer cell (l mod M, row)
+- pack             - pack RowInStrip into the column indices
+
+  Output Parameter:
+. L - the layout: each strip's items are arranged in passes of 32 (a row gives each pass one contiguous chunk of at
+      most M items, rows taken in turn), and padded with explicit zeros to a multiple of 32, so every load is a full
+      aligned segment
+
+  Level: developer
+
+.seealso: `MatCMRSLayoutCreate()`, `MATSEQCMRSCUDA`
+@*/
+PetscErrorCode MatCMRSLayoutCreatePadded(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], PetscInt height, PetscInt M, PetscBool pack, MatCMRSLayout *L)
+{
+  PetscBool   canpack;
+  PetscCount  total = 0, *next, cap;
+  PetscInt    strips = (m + height - 1) / height;
+  unsigned int cell_used[CMRS_MAX_HEIGHT]; /* per row of the strip: the buffer columns used in the current pass */
+
+  PetscFunctionBegin;
+  PetscCheck(height >= 1 && height <= CMRS_MAX_HEIGHT, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS height %" PetscInt_FMT " must be in 1..%d", height, CMRS_MAX_HEIGHT);
+  PetscCheck(M >= 1 && M <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "CMRS buffer columns %" PetscInt_FMT " must be in 1..32", M);
+  PetscCheck(height * M >= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The padded CMRS variant needs height x buffer columns >= 32 (a pass of 32 lanes needs 32 distinct buffer cells): %" PetscInt_FMT " x %" PetscInt_FMT, height, M);
+  PetscCheck(n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "CMRS stores 32-bit column indices on the device: %" PetscInt_FMT " columns is too many", n);
+  PetscCall(MatCMRSCanPack(n + 1, &canpack)); /* column 2^28 - 1 marks padding */
+  PetscCheck(!pack || canpack, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Cannot pack RowInStrip into 28-bit column indices for the padded variant: %" PetscInt_FMT " columns (at most 2^28 - 1)", n);
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  L->m = m, L->n = n, L->height = height, L->packed = pack, L->M = M, L->strips = strips;
+  PetscCall(PetscMalloc1(strips + 1, &L->sp));
+  /* an upper bound of the padded size: each pass of 32 holds at least min(32, M) real items while rows remain */
+  cap = 0;
+  for (PetscInt s = 0; s < strips; s++) {
+    const PetscCount len = ai[PetscMin(m, (s + 1) * height)] - ai[s * height];
+    cap += 32 * ((len + PetscMin(32, M) - 1) / PetscMin(32, M) + 1);
+  }
+  PetscCall(PetscMalloc1(cap, &L->src));
+  PetscCall(PetscMalloc1(cap, &L->col));
+  if (!pack) PetscCall(PetscMalloc1(cap, &L->ris));
+  PetscCall(PetscMalloc1(height, &next));
+  for (PetscInt s = 0; s < strips; s++) {
+    const PetscInt r0 = s * height, h = PetscMin(height, m - r0);
+    PetscInt       turn = 0, left = 0;
+
+    L->sp[s] = total;
+    for (PetscInt r = 0; r < h; r++) {
+      next[r] = ai[r0 + r];
+      left += (PetscInt)(ai[r0 + r + 1] - ai[r0 + r]);
+    }
+    while (left > 0) { /* one pass of 32 slots */
+      PetscInt slot = 0;
+
+      for (PetscInt r = 0; r < height; r++) cell_used[r] = 0;
+      for (PetscInt visited = 0; visited < h && slot < 32; visited++, turn = (turn + 1) % h) {
+        const PetscInt r = turn, take = (PetscInt)PetscMin(PetscMin((PetscCount)M, ai[r0 + r + 1] - next[r]), (PetscCount)(32 - slot));
+
+        for (PetscInt t = 0; t < take; t++, slot++) {
+          const PetscCount k = next[r]++;
+
+          L->src[total + slot] = k;
+          L->col[total + slot] = pack ? ((unsigned int)r << CMRS_COL_BITS) | (unsigned int)aj[k] : (unsigned int)aj[k];
+          if (!pack) L->ris[total + slot] = (unsigned char)r;
+          cell_used[r] |= 1u << (slot % M);
+        }
+        left -= take;
+      }
+      /* padding: value 0 at the padding column (skipped by the kernels), in a row whose buffer cell (slot mod M) is still free in this pass; rows past
+         the matrix's end (last strip) serve too, as their sums are never written; height x M >= 32 cells suffice */
+      for (; slot < 32; slot++) {
+        PetscInt r = 0;
+
+        while (r < height && (cell_used[r] >> (slot % M) & 1u)) r++;
+        PetscCheck(r < height, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No free buffer cell for padding");
+        cell_used[r] |= 1u << (slot % M);
+        L->src[total + slot] = -1;
+        L->col[total + slot] = pack ? ((unsigned int)r << CMRS_COL_BITS) | CMRS_PAD_PACKED : CMRS_PAD_UNPACKED;
+        if (!pack) L->ris[total + slot] = (unsigned char)r;
+      }
+      total += 32;
+    }
+  }
+  L->sp[strips] = total;
+  L->nnz        = total;
+  PetscCall(PetscFree(next));
+  if (aa) {
+    PetscCall(PetscMalloc1(L->nnz, &L->val));
+    PetscCall(MatCMRSLayoutFillValues(L, aa, L->val));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -149,7 +248,8 @@ PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], 
 
     for (PetscInt r = 0; r < L->height; r++)
       for (PetscInt lane = 0; lane < 32; lane++) buf[r][lane] = 0;
-    for (PetscCount k = start; k < end; k++) buf[MatCMRSRowInStrip(L, k)][(k - start) % 32] += L->val[k] * x[MatCMRSColumn(L, k)];
+    for (PetscCount k = start; k < end; k++)
+      if (!L->src || L->src[k] >= 0) buf[MatCMRSRowInStrip(L, k)][(k - start) % 32] += L->val[k] * x[MatCMRSColumn(L, k)];
     for (PetscInt r = 0; r < L->height; r++) {
       const PetscInt row = s * L->height + r;
 

@@ -173,6 +173,67 @@ static PetscErrorCode TestEmulation(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The padded variant: every pass of 32 items uses 32 distinct buffer cells (lane mod M, row), every nonzero
+   appears once, strips hold whole passes, padding points at the padding column; the emulation stays exact */
+static PetscErrorCode TestPadded(void)
+{
+  char           name[128];
+  PetscBool      more = PETSC_TRUE;
+  const PetscInt hs[] = {16, 16, 8, 4, 2}, Ms[] = {8, 2, 4, 8, 16};
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0; more; idx++) {
+    Mat A;
+
+    PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(hs); c++)
+      for (PetscInt pack = 0; pack < 2; pack++) {
+        const PetscInt *ai, *aj;
+        PetscScalar    *aa, *x, *z;
+        PetscInt        m, n, *seen;
+        MatCMRSLayout   L;
+        double         *ref, err;
+        PetscBool       nanbad, ok = PETSC_TRUE;
+
+        PetscCall(MatGetSize(A, &m, &n));
+        PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+        PetscCall(MatCMRSLayoutCreatePadded(m, n, ai, aj, aa, hs[c], Ms[c], (PetscBool)pack, &L));
+        PetscCall(PetscCalloc1((m ? ai[m] : 0) + 1, &seen));
+        for (PetscInt s = 0; s < L.strips && ok; s++) {
+          ok = (PetscBool)(ok && L.sp[s] % 32 == 0 && (L.sp[s + 1] - L.sp[s]) % 32 == 0);
+          for (PetscCount p0 = L.sp[s]; p0 < L.sp[s + 1]; p0 += 32) {
+            PetscInt used[CMRS_MAX_HEIGHT][32] = {{0}};
+
+            for (PetscInt lane = 0; lane < 32; lane++) {
+              const PetscCount k = p0 + lane;
+              const PetscInt   r = MatCMRSRowInStrip(&L, k);
+
+              ok = (PetscBool)(ok && r < hs[c] && !used[r][lane % Ms[c]]);
+              if (r < hs[c]) used[r][lane % Ms[c]] = 1;
+              if (L.src[k] >= 0) {
+                ok = (PetscBool)(ok && s * hs[c] + r < m && ai[s * hs[c] + r] <= L.src[k] && L.src[k] < ai[s * hs[c] + r + 1] && MatCMRSColumn(&L, k) == aj[L.src[k]] && L.val[k] == aa[L.src[k]]);
+                seen[L.src[k]]++;
+              } else ok = (PetscBool)(ok && L.val[k] == 0 && L.col[k] == (pack ? ((unsigned int)r << CMRS_COL_BITS) | CMRS_PAD_PACKED : CMRS_PAD_UNPACKED));
+            }
+          }
+        }
+        for (PetscInt k = 0; k < (m ? ai[m] : 0); k++) ok = (PetscBool)(ok && seen[k] == 1);
+        PetscCall(PetscMalloc3(n, &x, m, &z, m, &ref));
+        for (PetscInt j = 0; j < n; j++) x[j] = PetscSinReal(5.0 + j);
+        PetscCall(MatCMRSLayoutMult(&L, x, NULL, z));
+        PetscCall(TestReferenceProduct(A, PETSC_FALSE, x, NULL, ref));
+        PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
+        TEST_CHECK(ok && err <= TestTolerance() && !nanbad, "padded CMRS height %" PetscInt_FMT " M %" PetscInt_FMT " %s on %s: distinct buffer cells per pass, every nonzero once, padding %.0f%%, rel. error %.1e", hs[c], Ms[c], pack ? "packed" : "unpacked", name, (m && ai[m]) ? 100.0 * (double)(L.nnz - ai[m]) / (double)ai[m] : 0.0, err);
+        PetscCall(PetscFree3(x, z, ref));
+        PetscCall(PetscFree(seen));
+        PetscCall(MatCMRSLayoutDestroy(&L));
+      }
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestTypeAndOptions(void)
 {
   Mat           A, B;
@@ -198,7 +259,16 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "2048", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_block_size", "256", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_sort", "1", PETSC_SUCCESS));
-  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "padded", PETSC_ERR_SUP));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_buffer_columns", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "2", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "padded", PETSC_ERR_ARG_OUTOFRANGE)); /* 2 x 8 < 32 cells */
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "0", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "padded", PETSC_SUCCESS));
+  PetscCall(MatCMRSCUDAGetHeight(B, &h));
+  TEST_CHECK(h == 16, "the padded variant's automatic height is 16 (%" PetscInt_FMT ")", h);
+  PetscCall(MatGPUMatGetInfo(B, &info));
+  TEST_CHECK(info.stored >= info.nnz && info.stored % 32 == 0 && info.read_entries == info.stored, "padded variant: %" PetscCount_FMT " stored entries for %" PetscCount_FMT " nonzeros, whole passes, all read", info.stored, info.nnz);
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "basic", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "fancy", PETSC_ERR_USER));
   /* no padding: the device stores less than 32-bit CSR */
   PetscCall(MatGPUMatGetInfo(B, &info));
@@ -230,6 +300,7 @@ int main(int argc, char **argv)
   PetscCall(TestPaperExample());
   PetscCall(TestPackingLimits());
   PetscCall(TestEmulation());
+  PetscCall(TestPadded());
   PetscCall(TestTypeAndOptions());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_cmrs_layout: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());

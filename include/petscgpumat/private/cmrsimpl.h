@@ -16,15 +16,19 @@
 #define CMRS_COL_BITS   28
 #define CMRS_MAX_HEIGHT 16
 #define CMRS_COL_MASK   ((1u << CMRS_COL_BITS) - 1u)
+/* the padded variant's explicit zeros point at no column, so a NaN or Inf in x cannot leak into a sum */
+#define CMRS_PAD_PACKED   CMRS_COL_MASK /* packed layouts of the padded variant need n < 2^28 */
+#define CMRS_PAD_UNPACKED 0xFFFFFFFFu
 
 typedef struct {
   PetscInt       m, n, height, strips;
   PetscBool      sorted, packed;
-  PetscCount     nnz;
+  PetscCount     nnz; /* entries stored (nonzeros, plus the padding of the padded variant) */
   PetscCount    *sp;  /* [strips+1] StripPtr */
   unsigned int  *col; /* [nnz] column, with RowInStrip in the 4 high bits when packed */
   unsigned char *ris; /* [nnz] RowInStrip when not packed, else NULL */
-  PetscCount    *src; /* [nnz] CSR position of each entry (the sort permutation); NULL when not sorted */
+  PetscCount    *src; /* [nnz] CSR position of each entry (sort or arrangement), -1 for padding; NULL: identity */
+  PetscInt       M;   /* padded variant: buffer columns; 0 for the basic layout */
   PetscScalar   *val; /* [nnz] */
 } MatCMRSLayout;
 
@@ -40,6 +44,7 @@ static inline PetscInt MatCMRSColumn(const MatCMRSLayout *L, PetscCount k)
 
 PETSC_EXTERN PetscErrorCode MatCMRSCanPack(PetscInt, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscBool, PetscBool, MatCMRSLayout *);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreatePadded(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscBool, MatCMRSLayout *);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *, const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
@@ -48,8 +53,10 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
 typedef struct {
   PetscInt  height_option, block_option; /* -mat_cmrs_height (0: automatic), -mat_cmrs_block_size */
   PetscBool sort;                        /* -mat_cmrs_sort */
+  PetscInt  variant;                     /* 0 basic (Algorithm 1), 1 padded (section 6.7 of the 2014 paper) */
+  PetscInt  M_option;                    /* -mat_cmrs_buffer_columns: the padded variant's buffer width */
   /* the device copy */
-  PetscInt       height, block, m, strips;
+  PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
   PetscBool      packed, sorted;
   PetscCount     nnz;
   PetscCount    *d_sp;
