@@ -5,6 +5,7 @@
   stencils), a float64 host reference product, and error-path checking.
 */
 #include <petscgpumat.h>
+#include <unistd.h>
 
 typedef struct {
   PetscInt passed, failed, skipped;
@@ -57,6 +58,32 @@ static inline PetscErrorCode TestSetOptionExpect(Mat A, const char *name, const 
   TEST_EXPECT_ERROR(&ierr, MatSetFromOptions(A));
   PetscCall(PetscOptionsClearValue(NULL, name));
   TEST_CHECK(ierr == expected, "option %s %s gives error %d (expected %d)", name, value, (int)ierr, (int)expected);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The text of MatView(A) in the ASCII info format (what -mat_view ::ascii_info prints), through a temporary file */
+static inline PetscErrorCode TestViewInfoText(Mat A, char text[], size_t size)
+{
+  char        path[PETSC_MAX_PATH_LEN] = "/tmp/petscgpumat-view-XXXXXX";
+  PetscViewer viewer;
+  FILE       *fp;
+  size_t      len;
+  int         fd;
+
+  PetscFunctionBeginUser;
+  fd = mkstemp(path);
+  PetscCheck(fd >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create a temporary file %s", path);
+  close(fd);
+  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &viewer));
+  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
+  PetscCall(MatView(A, viewer));
+  PetscCall(PetscViewerPopFormat(viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
+  len       = fread(text, 1, size - 1, fp);
+  text[len] = 0;
+  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  (void)remove(path);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,7 +1,6 @@
 static const char help[] = "CMRS on the host: the papers' 5x5 example in both orders, packing limits, kernel emulation, options.\n";
 
 #include <petscgpumat/private/cmrsimpl.h>
-#include <unistd.h>
 #include "../common/testutil.h"
 
 /* The matrix (2.1) of Koza et al. 2014:  [1 0 0 2 0; 0 3 0 0 4; 0 0 5 0 6; 0 0 7 8 9; 0 0 0 0 10] */
@@ -83,14 +82,9 @@ static PetscErrorCode TestPackingLimits(void)
   {
     /* through the type: MatView reports the unpacked layout; products on the host stay right */
     Mat          A;
-    PetscViewer  viewer;
-    char         path[PETSC_MAX_PATH_LEN] = "/tmp/petscgpumat-cmrs-XXXXXX", text[4096];
-    FILE        *fp;
-    size_t       len;
-    char        *found;
+    char         text[4096], *found;
     Vec          x, y;
     PetscScalar *ya;
-    int          fd;
 
     PetscCall(MatCreateSeqAIJCMRSCUDA(PETSC_COMM_SELF, 2, big + 1, 2, NULL, &A));
     PetscCall(MatSetValue(A, 0, 0, 1.5, INSERT_VALUES));
@@ -98,18 +92,7 @@ static PetscErrorCode TestPackingLimits(void)
     PetscCall(MatSetValue(A, 1, 5, 3.5, INSERT_VALUES));
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-    fd = mkstemp(path);
-    if (fd >= 0) close(fd);
-    PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &viewer));
-    PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
-    PetscCall(MatView(A, viewer));
-    PetscCall(PetscViewerPopFormat(viewer));
-    PetscCall(PetscViewerDestroy(&viewer));
-    PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
-    len       = fread(text, 1, sizeof(text) - 1, fp);
-    text[len] = 0;
-    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-    (void)remove(path);
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
     PetscCall(PetscStrstr(text, "unpacked", &found));
     TEST_CHECK(found != NULL, "MatView of a 2 x (2^28 + 1) cmrscuda matrix says the layout is unpacked");
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, big + 1, &x)); /* host vectors: this test runs without a GPU */

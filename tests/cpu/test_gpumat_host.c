@@ -1,7 +1,6 @@
 static const char help[] = "petscgpumat types without a GPU: conversions, host operations, options, MatView, errors.\n";
 
 #include <petscgpumat.h>
-#include <unistd.h>
 #include "../common/testutil.h"
 
 /* The same nonzero pattern and values (host CSR) */
@@ -285,10 +284,7 @@ static PetscErrorCode TestInfoAndView(void)
   MatGPUMatInfo info;
   PetscInt      i, cols[4] = {0, 1, 2, 3};
   PetscScalar   v[4]       = {4, 5, 6, 7};
-  PetscViewer   viewer;
-  char          path[PETSC_MAX_PATH_LEN] = "/tmp/petscgpumat-view-XXXXXX", text[4096];
-  FILE         *fp;
-  size_t        len;
+  char          text[4096];
   char         *found1, *found2, *found3;
 
   PetscFunctionBeginUser;
@@ -308,20 +304,7 @@ static PetscErrorCode TestInfoAndView(void)
   TEST_CHECK(info.device_bytes == 4 * sizeof(int) + 16 * (sizeof(int) + sizeof(PetscScalar)) && info.csr_bytes == 5 * sizeof(int) + 8 * (sizeof(int) + sizeof(PetscScalar)), "MatGPUMatGetInfo: device bytes %zu, CSR bytes %zu", info.device_bytes, info.csr_bytes);
   TEST_CHECK(!info.device_valid, "MatGPUMatGetInfo: no device copy before the first product");
   /* MatView -mat_view ::ascii_info prints the format and its parameters */
-  {
-    int fd = mkstemp(path);
-    if (fd >= 0) close(fd);
-  }
-  PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, path, &viewer));
-  PetscCall(PetscViewerPushFormat(viewer, PETSC_VIEWER_ASCII_INFO));
-  PetscCall(MatView(A, viewer));
-  PetscCall(PetscViewerPopFormat(viewer));
-  PetscCall(PetscViewerDestroy(&viewer));
-  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "r", &fp));
-  len       = fread(text, 1, sizeof(text) - 1, fp);
-  text[len] = 0;
-  PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
-  (void)remove(path);
+  PetscCall(TestViewInfoText(A, text, sizeof(text)));
   PetscCall(PetscStrstr(text, "ELLPACK-R GPU storage", &found1));
   PetscCall(PetscStrstr(text, "threads per row T = 1", &found2));
   PetscCall(PetscStrstr(text, "device copy not built yet", &found3));
