@@ -75,6 +75,18 @@ if [[ $what == *profile* ]]; then
       build/examples/bench_spmv -problem lap3d7 -n 150 -reps 4 -types $t 2>&1
   done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
 fi
+if [[ $what == *sanitize* ]]; then
+  # compute-sanitizer over the GPU products of the three formats (generated matrices, every variant)
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
+  for tool in memcheck racecheck initcheck synccheck; do
+    echo "== compute-sanitizer --tool $tool"
+    timeout 100 tests/mpienv.sh "$cs" --tool $tool --error-exitcode 9 --print-limit 20 \
+      build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick >"$work/cs-$tool.log" 2>&1
+    echo "exit status $? ($tool); $(grep -c '^PASS' "$work/cs-$tool.log") checks passed, $(grep -c '^FAIL' "$work/cs-$tool.log") failed"
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)" "$work/cs-$tool.log" | sort | uniq -c | head -12
+  done 2>&1 | tee "$out/sanitize.txt"
+  tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)
+fi
 if [[ $what == *demo* ]]; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi
