@@ -291,6 +291,49 @@ static inline PetscErrorCode TestRelativeError(PetscInt n, const PetscScalar *z,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  mag_i = sum_j |a_ij x_j| (+ |y_i|): the scale of the rounding error of any summation order. A sum with heavy
+  cancellation (a transpose product adding 1000 terms with atomics, say) can be far smaller than its terms, so
+  the error of a correct result is bounded by eps times mag, not by eps times the result.
+*/
+static inline PetscErrorCode TestReferenceMagnitude(Mat A, PetscBool trans, const PetscScalar *x, const PetscScalar *y, double *mag)
+{
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscInt        m, n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+  for (PetscInt k = 0; k < (trans ? n : m); k++) mag[k] = y ? PetscAbsReal((double)y[k]) : 0.0;
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+      const double t = PetscAbsReal((double)aa[k] * (double)(trans ? x[i] : x[aj[k]]));
+
+      mag[trans ? aj[k] : i] += t;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* max_i |z_i - ref_i| / max_i mag_i, with mag from TestReferenceMagnitude(), and NaN mismatches as in TestRelativeError() */
+static inline PetscErrorCode TestScaledError(PetscInt n, const PetscScalar *z, const double *ref, const double *mag, double *err, PetscBool *nan_mismatch)
+{
+  double num = 0, den = 0;
+
+  PetscFunctionBeginUser;
+  *nan_mismatch = PETSC_FALSE;
+  for (PetscInt i = 0; i < n; i++) {
+    const double zi = (double)z[i];
+
+    if (PetscIsNanReal(zi) != PetscIsNanReal(ref[i])) *nan_mismatch = PETSC_TRUE;
+    if (PetscIsNanReal(ref[i])) continue;
+    num = PetscMax(num, PetscAbsReal(zi - ref[i]));
+    den = PetscMax(den, mag[i]);
+  }
+  *err = num / PetscMax(den, 1e-300);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static inline PetscReal TestTolerance(void)
 {
   return PetscDefined(USE_REAL_SINGLE) ? 1e-5 : 1e-12;

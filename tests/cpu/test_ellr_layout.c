@@ -108,6 +108,20 @@ static PetscErrorCode TestEmulation(void)
       PetscCall(VecRestoreArray(y, &ya));
       PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
       TEST_CHECK(err <= TestTolerance() && !nanbad, "emulated ELLR-T (T=%" PetscInt_FMT ") A x + y vs float64 reference on %s: rel. error %.2e", T, name, err);
+      {
+        /* the GPU tests' yardstick (error relative to sum |a_ij x_j| + |y_i|) is never larger than this one */
+        double *mag, serr;
+
+        PetscCall(PetscMalloc1(m, &mag));
+        PetscCall(VecGetArray(x, &xa));
+        PetscCall(VecGetArray(y, &ya));
+        PetscCall(TestReferenceMagnitude(A, PETSC_FALSE, xa, ya, mag));
+        PetscCall(VecRestoreArray(x, &xa));
+        PetscCall(VecRestoreArray(y, &ya));
+        PetscCall(TestScaledError(m, z, ref, mag, &serr, &nanbad));
+        TEST_CHECK(serr <= err && !nanbad, "scaled error %.2e <= relative error %.2e on %s (T=%" PetscInt_FMT ")", serr, err, name, T);
+        PetscCall(PetscFree(mag));
+      }
       PetscCall(MatMultAdd(A, x, y, r));
       PetscCall(VecGetArrayRead(r, &ra));
       for (PetscInt i = 0; i < m; i++) ref[i] = (double)ra[i];
