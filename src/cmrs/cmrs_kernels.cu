@@ -126,6 +126,10 @@ void launch_mult_padded(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const Pet
   const unsigned int blocks = (unsigned int)((c->strips + warps - 1) / warps);
   const size_t       shmem  = (size_t)warps * M * H * sizeof(PetscScalar);
 
+  if (shmem > 48 * 1024) { /* e.g. 1024 threads with M = 16: ask for more than the default dynamic shared memory */
+    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_padded<H, M, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    else (void)cudaFuncSetAttribute(cmrs_mult_padded<H, M, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  }
   if (c->packed) cmrs_mult_padded<H, M, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
   else cmrs_mult_padded<H, M, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
