@@ -49,7 +49,7 @@ EXELIBS  = -Wl,-rpath,$(LIBDIR) -L$(LIBDIR) -lpetscgpumat $(PETSC_WITH_EXTERNAL_
 LIB_C    := $(shell find src -name '*.c' | sort)
 LIB_CU   := $(shell find src -name '*.cu' | sort)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
-HEADERS  := $(shell find include tests/common -name "*.h")
+HEADERS  := $(shell find include tests/common examples -name "*.h")
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
 

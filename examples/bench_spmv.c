@@ -20,6 +20,7 @@ static const char help[] = "SpMV benchmark of PETSc matrix types on the GPU, tim
 #include <petscgpumat.h>
 #include <petscdevice_cuda.h>
 #include <string.h>
+#include "spmv_metrics.h"
 
 typedef struct {
   char   label[128];
@@ -284,9 +285,13 @@ static PetscErrorCode BenchType(Mat A, const char *type, const char *options, Pe
     res->device_bytes = info.device_bytes;
   }
   if (!gpumat) res->stored_ratio = 1.0;
-  res->gflops       = (2.0 * nnz - m) / (res->median_ms * 1e-3) / 1e9;
-  res->eta_plus     = ((sv + si) * stored + si * index_count + 2 * sv * m) / (res->median_ms * 1e-3) / bw;
-  res->eta_minus    = ((2 * sv + si) * stored + si * index_count + sv * m) / (res->median_ms * 1e-3) / bw;
+  {
+    const SpMVMetrics met = SpMVMetricsCompute(m, nnz, stored, index_count, sv, si, res->median_ms * 1e-3, bw);
+
+    res->gflops    = met.gflops;
+    res->eta_plus  = met.eta_plus;
+    res->eta_minus = met.eta_minus;
+  }
   /* the result against the reference */
   if (yref) {
     Vec yh;

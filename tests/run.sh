@@ -84,6 +84,7 @@ prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
 prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
 prog cpu-rgcsr-layout "${vg[@]}" "$build/tests/cpu/test_rgcsr_layout"
 prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
+prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 # -help lists every option of each format (distinct option names counted in the help text)

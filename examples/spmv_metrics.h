@@ -1,0 +1,29 @@
+#pragma once
+
+/*
+  The papers' SpMV metrics (Koza et al. 2014, eq. 6.1-6.2), shared by bench_spmv and its test.
+
+    GFLOPS = (2 nnz - rows) / tau
+    beta+  = (s_v + s_i) e + s_i r + 2 s_v rows     (x read once per row's worth: the optimistic bound)
+    beta-  = (2 s_v + s_i) e + s_i r + s_v rows     (x read once per entry: the pessimistic bound)
+    eta+-  = beta+- / tau / B
+
+  with e the entries a product reads (padding it reads included), r the format's extra integers (row offsets,
+  row lengths, strip or group pointers), s_v and s_i the bytes of a value and an index, and B the measured
+  device-to-device copy bandwidth (bytes read + written per second).
+*/
+typedef struct {
+  double gflops, beta_plus, beta_minus, eta_plus, eta_minus;
+} SpMVMetrics;
+
+static inline SpMVMetrics SpMVMetricsCompute(double rows, double nnz, double entries_read, double extra_indices, double s_v, double s_i, double tau_s, double bandwidth)
+{
+  SpMVMetrics r;
+
+  r.gflops     = (2.0 * nnz - rows) / tau_s / 1e9;
+  r.beta_plus  = (s_v + s_i) * entries_read + s_i * extra_indices + 2.0 * s_v * rows;
+  r.beta_minus = (2.0 * s_v + s_i) * entries_read + s_i * extra_indices + s_v * rows;
+  r.eta_plus   = r.beta_plus / tau_s / bandwidth;
+  r.eta_minus  = r.beta_minus / tau_s / bandwidth;
+  return r;
+}
