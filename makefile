@@ -104,7 +104,7 @@ install: lib
 	@echo "installed in $(PREFIX); use: -dll_append $(PREFIX)/lib/libpetscgpumat.so -mat_type ellrcuda"
 
 device-pack: all
-	@$(ROOT)/tools/device-pack.sh
+	@BUILD=$(BUILD) $(ROOT)/tools/device-pack.sh
 
 clean:
 	rm -rf $(BUILD) $(LIBDIR)

@@ -49,6 +49,7 @@ typedef struct {
 } MatGPUMatInfo;
 
 PETSC_EXTERN PetscErrorCode MatGPUMatGetInfo(Mat, MatGPUMatInfo *);
+PETSC_EXTERN PetscErrorCode MatGPUMatSetCompressedRows(Mat, PetscBool);
 
 /* ELLPACK-R (Vazquez, Fernandez, Garzon 2010) with the ELLR-T extension (T threads per row) */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat);

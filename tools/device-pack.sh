@@ -3,6 +3,8 @@
 # in the device tool's `carry`): the PETSc shared library (at its absolute path), our library, test and
 # example programs, Debian's BLAS/LAPACK and their Fortran runtime, and the real test matrices.
 # Then, on the GPU machine, from the repository root: tools/device-run.sh (see README, "GPU tests").
+# Environment: BUILD (the build to pack, default build), DEVICE_DIR (where the archive goes, default .device;
+# two builds packed side by side go to two folders, e.g. .device-single, carried and run with the same DEVICE_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -11,7 +13,10 @@ petsc=$petsc${PETSC_ARCH:+/$PETSC_ARCH}
 matrices=${PETSCGPUMAT_MATRICES:-$root/../shared/matrices}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage/syslibs" "$stage/matrices" "$stage/repo" .device
+build=${BUILD:-build}
+devdir=${DEVICE_DIR:-.device}
+libdir=$([[ $build == build ]] && echo lib || echo "$build/lib")
+mkdir -p "$stage/syslibs" "$stage/matrices" "$stage/repo" "$devdir"
 
 # PETSc at the same absolute path (the programs' rpaths point there)
 (cd / && tar -cf "$stage/petsc.tar" "${petsc#/}"/lib/libpetsc.so* "${petsc#/}/include/petscconf.h")
@@ -22,9 +27,9 @@ for l in liblapack.so.3 libblas.so.3 libgfortran.so.5 libquadmath.so.0; do
 done
 # our build: library and programs, not objects
 mkdir -p "$stage/repo/build"
-cp -a lib "$stage/repo/"
-for d in tests examples; do [[ -d build/$d ]] && cp -a "build/$d" "$stage/repo/build/"; done
+cp -a "$libdir" "$stage/repo/lib"
+for d in tests examples; do [[ -d $build/$d ]] && cp -a "$build/$d" "$stage/repo/build/"; done
 # the real matrices the tests and benchmarks read
 if [[ -d $matrices ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
-tar -C "$stage" -cf - PETSC_DIR petsc.tar syslibs matrices repo | xz -T0 -6 >.device/petscgpumat-device.tar.xz
-ls -l .device/petscgpumat-device.tar.xz | awk '{printf "packed .device/petscgpumat-device.tar.xz: %.1f MiB\n", $5/1048576}'
+tar -C "$stage" -cf - PETSC_DIR petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
+ls -l "$devdir/petscgpumat-device.tar.xz" | awk -v d="$devdir" '{printf "packed %s/petscgpumat-device.tar.xz: %.1f MiB\n", d, $5/1048576}'

@@ -11,7 +11,8 @@ mkdir -p "$out"
 what=${*:-tests bench demo}
 work=/tmp/petscgpumat-device
 rm -rf "$work" && mkdir -p "$work"
-xz -dc .device/petscgpumat-device.tar.xz | tar -C "$work" -xf - || { echo "cannot unpack .device/petscgpumat-device.tar.xz"; exit 1; }
+devdir=${DEVICE_DIR:-.device}
+xz -dc "$devdir/petscgpumat-device.tar.xz" | tar -C "$work" -xf - || { echo "cannot unpack $devdir/petscgpumat-device.tar.xz"; exit 1; }
 tar -C / -xf "$work/petsc.tar"
 cp -a "$work/repo/lib" "$work/repo/build" "$root/"
 export LD_LIBRARY_PATH="$root/lib:$work/syslibs:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

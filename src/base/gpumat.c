@@ -30,6 +30,7 @@ static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_SeqAIJ_GPUMatByName(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat, MatGPUMatInfo *);
+static PetscErrorCode MatGPUMatSetCompressedRows_GPUMat(Mat, PetscBool);
 
 /* MatCreate_<type>() of every format: a SeqAIJ converted in place (no device is touched) */
 PetscErrorCode MatCreate_GPUMat(Mat B, const MatGPUFormat *format)
@@ -124,6 +125,7 @@ static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, Pet
   }
   for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(via_seqaij_targets); t++) PetscCall(MatGPUMatComposeConvert(A, self, via_seqaij_targets[t], compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_GPUMat : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatSetCompressedRows_C", compose ? MatGPUMatSetCompressedRows_GPUMat : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -316,6 +318,7 @@ static PetscErrorCode MatDuplicate_GPUMat(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall((*g->hostops.duplicate)(A, op, B));
   PetscCall(MatConvert_SeqAIJ_GPUMat(*B, g->format, MAT_INPLACE_MATRIX, B));
   PetscCall(g->format->copyparameters(A, *B));
+  ((Mat_GPUMat *)(*B)->spptr)->compress_rows = g->compress_rows;
   if (A->boundtocpu) PetscCall(MatBindToCPU(*B, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -342,10 +345,13 @@ static PetscErrorCode MatBindToCPU_GPUMat(Mat A, PetscBool flg)
 static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscOptionItems *PetscOptionsObject)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  PetscBool   flg, set;
 
   PetscFunctionBegin;
   if (g->hostops.setfromoptions) PetscCall((*g->hostops.setfromoptions)(A, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
+  PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
+  if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatInstallOps(A));
@@ -370,6 +376,20 @@ static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat A, MatGPUMatInfo *info)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   info->device_valid = (PetscBool)(g->built && !g->rebuild && g->state == state && g->nonzerostate == A->nonzerostate);
   PetscCall(g->format->getinfo(A, info));
+  if (g->built && g->cai) { /* the row map and the work vector of compressed rows */
+    info->index_count += g->mdev;
+    info->device_bytes += (size_t)g->mdev * (sizeof(PetscInt) + sizeof(PetscScalar));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatSetCompressedRows_GPUMat(Mat A, PetscBool flg)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (g->compress_rows != flg) PetscCall(MatGPUMatInvalidateStructure(A));
+  g->compress_rows = flg;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -390,6 +410,8 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s GPU storage:\n", g->format->name));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   PetscCall(g->format->view(A, viewer));
+  if (g->built && g->cai) PetscCall(PetscViewerASCIIPrintf(viewer, "compressed rows: the device copy holds the %" PetscInt_FMT " nonempty rows of %" PetscInt_FMT "\n", g->mdev, A->rmap->n));
+  else if (g->compress_rows && !g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "compressed rows: only the nonempty rows will be kept on the device\n"));
   if (g->built) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "stored entries %" PetscCount_FMT " for %" PetscCount_FMT " nonzeros (fill %.3f, padding %.1f%% of nnz)\n", info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0,
                                      info.nnz ? 100.0 * (double)(info.stored - info.nnz) / (double)info.nnz : 0.0));
@@ -447,5 +469,36 @@ PetscErrorCode MatGPUMatGetInfo(Mat A, MatGPUMatInfo *info)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(info, 2);
   PetscUseMethod(A, "MatGPUMatGetInfo_C", (Mat, MatGPUMatInfo *), (A, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUMatSetCompressedRows - Keep only the nonempty rows of a petscgpumat matrix on the device
+
+  Logically Collective
+
+  Input Parameters:
++ A   - a seq petscgpumat matrix (`MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`)
+- flg - `PETSC_TRUE` to compress
+
+  Options Database Key:
+. -mat_gpumat_compressed_rows <bool> - compress the rows
+
+  Level: developer
+
+  Notes:
+  The format is built on the nonempty rows only and its products are computed into a work vector, then added
+  to the output rows (a transpose product gathers the input first). This is what the MPI types do with their
+  off-diagonal blocks, whose rows are mostly empty; a padded format (ELLPACK-R) would otherwise store whole
+  columns of padding. It costs a short extra pass when few rows are empty. Matrices of other types ignore it.
+
+.seealso: `MatGPUMatGetInfo()`, `MATMPIELLRCUDA`
+@*/
+PetscErrorCode MatGPUMatSetCompressedRows(Mat A, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, flg, 2);
+  PetscTryMethod(A, "MatGPUMatSetCompressedRows_C", (Mat, PetscBool), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

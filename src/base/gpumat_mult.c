@@ -61,8 +61,38 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
 
   PetscFunctionBegin;
   if (g->format->freedevice) PetscCall(g->format->freedevice(A));
+  PetscCall(MatGPUMatDeviceFree((void **)&g->d_rows));
+  PetscCall(MatGPUMatDeviceFree((void **)&g->d_work));
+  PetscCall(PetscFree(g->cai));
   g->built       = PETSC_FALSE;
   A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Compressed rows: host row pointers of the nonempty rows (a CSR of their own: the empty rows hold no entries,
+  so the column and value arrays are shared), and on the device their row numbers and a work vector.
+*/
+static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, PetscInt nzrows)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  PetscInt   *rows, k = 0;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(nzrows + 1, &g->cai));
+  PetscCall(PetscMalloc1(nzrows, &rows));
+  g->cai[0] = 0;
+  for (PetscInt i = 0; i < A->rmap->n; i++)
+    if (ai[i + 1] > ai[i]) {
+      rows[k]     = i;
+      g->cai[++k] = ai[i + 1];
+    }
+  ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscInt), (void **)&g->d_rows);
+  if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscScalar), (void **)&g->d_work);
+  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_rows, rows, (size_t)nzrows * sizeof(PetscInt));
+  PetscCall(PetscFree(rows));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,19 +122,22 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
   if (same_structure) {
     PetscCall(PetscLogEventBegin(MAT_GPUMatCopyValues, A, 0, 0, 0));
-    PetscCall(g->format->copyvalues(A, ai, aj, aa));
+    PetscCall(g->format->copyvalues(A, g->cai ? g->cai : ai, aj, aa));
     PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0));
   } else {
-    PetscErrorCode ierr;
+    PetscErrorCode ierr = PETSC_SUCCESS;
+    PetscInt       nzrows = 0;
 
     PetscCall(MatGPUMatFreeDevice_Private(A));
+    for (PetscInt i = 0; i < m; i++) nzrows += (ai[i + 1] > ai[i]);
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
-    ierr = g->format->build(A, ai, aj, aa);
+    if (g->compress_rows && nzrows < m) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);
+    g->mdev = g->cai ? nzrows : m;
+    if (!ierr) ierr = g->format->build(A, g->mdev, g->cai ? g->cai : ai, aj, aa);
     if (ierr) PetscCall(MatGPUMatFreeDevice_Private(A)); /* nothing half-built stays on the device */
     PetscCall(ierr);
     PetscCall(PetscLogEventEnd(MAT_GPUMatBuild, A, 0, 0, 0));
-    g->nzrows = 0;
-    for (PetscInt i = 0; i < m; i++) g->nzrows += (ai[i + 1] > ai[i]);
+    g->nzrows       = nzrows;
     g->nnz          = m ? ai[m] : 0;
     g->built        = PETSC_TRUE;
     g->rebuild      = PETSC_FALSE;
@@ -178,13 +211,28 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscCall(VecGetArrayWriteAndMemType(zz, &args.z, &mt));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (!trans) {
+  if (!trans && !g->cai) {
     if (nout) PetscCall(g->format->mult(A, &args));
   } else if (nout) {
-    /* z = y, or 0, then the format scatters A^T x into it */
+    /* z = y, or 0; then the format adds its part: A^T x, or (compressed rows) A x at the nonempty rows */
     if (!args.y) PetscCallCUDA(cudaMemsetAsync(args.z, 0, (size_t)nout * sizeof(PetscScalar), (cudaStream_t)args.stream));
     else if (args.y != args.z) PetscCallCUDA(cudaMemcpyAsync(args.z, args.y, (size_t)nout * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, (cudaStream_t)args.stream));
-    if (A->rmap->n) PetscCall(g->format->multtranspose(A, &args));
+    if (!g->cai) {
+      if (A->rmap->n) PetscCall(g->format->multtranspose(A, &args));
+    } else if (g->mdev) {
+      MatGPUMultArgs c = args;
+
+      c.y = NULL;
+      if (!trans) {
+        c.z = g->d_work;
+        PetscCall(g->format->mult(A, &c));
+        PetscCall(MatGPUMatLaunchScatterAddRows(args.stream, g->mdev, g->d_rows, g->d_work, args.z));
+      } else {
+        c.x = g->d_work;
+        PetscCall(MatGPUMatLaunchGatherRows(args.stream, g->mdev, g->d_rows, args.x, g->d_work));
+        PetscCall(g->format->multtranspose(A, &c));
+      }
+    }
   }
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecRestoreArrayReadAndMemType(xx, &args.x));

@@ -230,11 +230,11 @@ static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqCMRSCUDA *c;
   MatCMRSLayout    L;
-  PetscInt         m = A->rmap->n, strips, h;
+  PetscInt         strips, h;
   PetscBool        packed;
   PetscErrorCode   ierr;
 

@@ -169,11 +169,11 @@ static PetscErrorCode MatELLRUpload_Private(Mat A, Mat_SeqELLRCUDA *e, const Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqELLRCUDA *e;
   MatELLRLayout    L;
-  PetscInt         m = A->rmap->n, T, maxlen, width;
+  PetscInt         T, maxlen, width;
   PetscCount       stored, nnz = m ? ai[m] : 0;
   PetscErrorCode   ierr;
 

@@ -35,11 +35,11 @@ static PetscErrorCode MatRgCSRParameters_Private(Mat A, PetscInt *G, PetscInt *T
   only where it cuts the stored slots by at least -mat_rgcsr_sort_min_saving (on the H100 a global sort of the
   3-D Laplacian saved 0.3 % of the slots and cost 7 % of the product time).
 */
-static PetscErrorCode MatRgCSREffectiveWindow_Private(Mat A, const PetscInt *ai, PetscInt G, PetscInt T, PetscInt W, PetscInt *Weff, PetscCount *stored, PetscInt *maxlen, PetscBool *skipped)
+static PetscErrorCode MatRgCSREffectiveWindow_Private(Mat A, PetscInt m, const PetscInt *ai, PetscInt G, PetscInt T, PetscInt W, PetscInt *Weff, PetscCount *stored, PetscInt *maxlen, PetscBool *skipped)
 {
   Mat_SeqRGCSRCUDA *r;
   PetscCount        unsorted;
-  PetscInt          m = A->rmap->n, n = A->cmap->n;
+  PetscInt          n = A->cmap->n;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
@@ -279,18 +279,18 @@ static PetscErrorCode MatRgCSRUpload_Private(Mat A, Mat_SeqRGCSRCUDA *r, const M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqRGCSRCUDA *r;
   MatRgCSRLayout    L;
-  PetscInt          m = A->rmap->n, G, T, W, maxlen;
+  PetscInt          G, T, W, maxlen;
   PetscCount        stored, nnz = m ? ai[m] : 0;
   PetscErrorCode    ierr;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
-  PetscCall(MatRgCSREffectiveWindow_Private(A, ai, G, T, W, &W, &stored, &maxlen, &r->sort_skipped));
+  PetscCall(MatRgCSREffectiveWindow_Private(A, m, ai, G, T, W, &W, &stored, &maxlen, &r->sort_skipped));
   PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before allocating anything */
   PetscCall(MatGPUMatCheckDeviceMemory(A, MatRgCSRDeviceBytes(m, (m + G - 1) / G, (PetscBool)(W > 0), stored), "RgCSR"));
   PetscCall(MatRgCSRLayoutCreate(m, A->cmap->n, ai, aj, aa, G, T, W, &L));
@@ -363,7 +363,7 @@ static PetscErrorCode MatGPUFormatGetInfo_RgCSR(Mat A, MatGPUMatInfo *info)
     PetscBool       skipped;
 
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    PetscCall(MatRgCSREffectiveWindow_Private(A, ai, G, T, W, &W, &info->stored, &maxlen, &skipped));
+    PetscCall(MatRgCSREffectiveWindow_Private(A, A->rmap->n, ai, G, T, W, &W, &info->stored, &maxlen, &skipped));
     info->device_bytes = MatRgCSRDeviceBytes(info->rows, ngroups, (PetscBool)(W > 0 && info->rows > 1), info->stored);
   } else {
     W                  = r->W;

@@ -36,7 +36,7 @@ struct _MatGPUFormat {
   PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
   PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);             /* inside the base's PetscOptionsHeadBegin/End */
   PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */
-  PetscErrorCode (*build)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* (re)build the device structure from host CSR */
+  PetscErrorCode (*build)(Mat, PetscInt, const PetscInt *, const PetscInt *, const PetscScalar *); /* (re)build the device structure from m rows of host CSR */
   PetscErrorCode (*copyvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* same pattern, new values */
   PetscErrorCode (*freedevice)(Mat);                                     /* free every device allocation; safe on partial builds */
   PetscErrorCode (*mult)(Mat, const MatGPUMultArgs *);                   /* z = A x (+ y) */
@@ -55,6 +55,13 @@ typedef struct {
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
+
+  /* compressed rows: the device copy holds only the nonempty rows (MPI off-diagonal blocks) */
+  PetscBool    compress_rows; /* asked for: MatGPUMatSetCompressedRows() or -mat_gpumat_compressed_rows */
+  PetscInt     mdev;          /* rows of the device copy: nzrows when compressed, else the local rows */
+  PetscInt    *cai;           /* host row pointers of the nonempty rows (NULL: not compressed) */
+  PetscInt    *d_rows;        /* device: the row of A of each device row */
+  PetscScalar *d_work;        /* device: products of the device rows, or x gathered at them (transpose) */
 } Mat_GPUMat;
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
@@ -71,4 +78,6 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
+PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
