@@ -53,7 +53,7 @@ HEADERS  := $(shell find include tests/common examples -name "*.h")
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
 
-.PHONY: all lib tests examples check demo bench install clean help device-pack
+.PHONY: all lib tests examples check demo bench install clean help device-pack bench-report
 .DEFAULT_GOAL := all
 
 all: lib tests examples
@@ -91,9 +91,18 @@ DEMO_ARGS ?= -n 48
 demo: examples
 	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda $(DEMO_ARGS)
 
+# make bench: the short suite (small generated and real matrices, every type; GPU types are skipped, with the
+# reason, where no GPU answers) into $(BUILD)/bench-suite.csv; with BENCH_ARGS, one bench_spmv run instead.
+# The full suite runs on the GPU machine: tools/device-run.sh suite (see docs/performance.md).
 BENCH_ARGS ?=
 bench: examples
-	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/bench_spmv $(BENCH_ARGS)
+	@if [ -n "$(BENCH_ARGS)" ]; then $(ROOT)/tests/mpienv.sh $(BUILD)/examples/bench_spmv $(BENCH_ARGS); \
+	else python3 $(ROOT)/tools/bench_suite.py --quick --bench $(BUILD)/examples/bench_spmv --out $(BUILD)/bench-suite.csv; fi
+
+# Markdown summary and plots of a suite CSV fetched from the GPU machine (matplotlib, here)
+SUITE_CSV ?= $(BUILD)/bench-suite.csv
+bench-report:
+	python3 $(ROOT)/tools/bench_report.py $(SUITE_CSV) $(BUILD)/bench-summary.md --png-prefix $(BUILD)/bench-suite
 
 install: lib
 	install -d $(PREFIX)/lib $(PREFIX)/include/petscgpumat/private $(PREFIX)/lib/pkgconfig

@@ -2,7 +2,7 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [sweep] [demo]    (default: tests bench demo)
+#   tools/device-run.sh [tests] [bench] [sweep] [demo] [suite]    (default: tests bench demo)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -87,6 +87,12 @@ if [[ $what == *sanitize* ]]; then
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)" "$work/cs-$tool.log" | sort | uniq -c | head -12
   done 2>&1 | tee "$out/sanitize.txt"
   tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)
+fi
+if [[ $what == *suite* ]]; then
+  # the benchmark suite (tools/bench_suite.py): generated and real matrices x every type, one CSV; each matrix
+  # under its own timeout, no case started after SUITE_BUDGET seconds (default 420: the whole call fits in 9 minutes)
+  PYTHONUNBUFFERED=1 timeout 560 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
+    --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-420}" 2>&1 | tee "$out/suite.txt"
 fi
 if [[ $what == *demo* ]]; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
