@@ -554,9 +554,15 @@ static PetscErrorCode MMCompress(MMData *mm)
 
   for (r = 0; r < mm->m; r++) {
     PetscCount   start = mm->rowptr[r], len = mm->rowptr[r + 1] - start, u = 0, d = 0;
-    PetscInt    *c = mm->cols + start;
-    PetscScalar *v = mm->vals + start;
+    PetscInt    *c;
+    PetscScalar *v;
 
+    if (!len) { /* cols and vals are NULL when no entry is kept: no pointer arithmetic on them (UB, found by fuzzing) */
+      mm->dnnz[r] = mm->onnz[r] = 0;
+      continue;
+    }
+    c = mm->cols + start;
+    v = mm->vals + start;
     PetscCall(PetscSortIntWithScalarArray(len, c, v));
     for (k = 0; k < len; k++) {
       if (u && c[u - 1] == c[k]) v[u - 1] += v[k];
@@ -598,10 +604,12 @@ static PetscErrorCode MMBuildMatrix(MPI_Comm comm, MatType type, MMData *mm, Mat
     PetscCheck(mm->sym == MM_SYMMETRIC || mm->sym == MM_HERMITIAN, PETSC_COMM_SELF, PETSC_ERR_SUP, "File %s: only a symmetric or hermitian file can be loaded as %s", mm->fname, mtype);
     PetscCall(PetscMalloc2(mm->m, &mm->dnnzu, mm->m, &mm->onnzu));
     for (r = 0; r < mm->m; r++) {
-      const PetscInt *c = mm->cols + mm->rowptr[r];
+      const PetscInt *c;
       PetscInt        k, nc = mm->dnnz[r] + mm->onnz[r], row = mm->rstart + r;
 
       mm->dnnzu[r] = mm->onnzu[r] = 0;
+      if (!nc) continue; /* as in MMCompress(): cols may be NULL */
+      c = mm->cols + mm->rowptr[r];
       for (k = 0; k < nc; k++) {
         if (c[k] < row) continue;
         if (c[k] < mm->cstart + mm->n) mm->dnnzu[r]++;
