@@ -127,3 +127,16 @@ $(BUILD)/tests/petsc_ex2: $(PETSC_EX2)
 	@mkdir -p $(dir $@)
 	$(CC) $(CC_FLAGS) $(PETSC_CC_INCLUDES) $< -o $@ $(PETSC_WITH_EXTERNAL_LIB)
 tests: $(BUILD)/tests/petsc_ex2
+
+# Fuzzing of the Matrix Market reader: libFuzzer with ASan/UBSan for FUZZ_SECONDS (default 600 here; `make check`
+# runs 60 s). Crash inputs land in $(BUILD)/fuzz/artifacts/ (see tests/fuzz/fuzz.sh).
+.PHONY: fuzz check-int64
+fuzz:
+	@BUILD=$(BUILD) PETSC_DIR=$(PETSC_DIR) PETSC_ARCH=$(PETSC_ARCH) $(ROOT)/tests/fuzz/fuzz.sh run $(or $(FUZZ_SECONDS),600)
+
+# The tests against a PETSc with 64-bit PetscInt (config/petsc.sh --64-bit-indices: about 7 minutes to build, once;
+# not part of CI), in build-int64/; the fuzzer is skipped there (FUZZ_SECONDS=0), GPU tests skip without a GPU.
+check-int64:
+	@env -u PETSC_DIR -u PETSC_ARCH $(MAKE) --no-print-directory BUILD=build-int64 PETSC_CONFIG_FLAGS=--64-bit-indices all
+	@PETSC_DIR=$$($(ROOT)/config/petsc.sh --print=dir --cuda-arch=$(CUDA_ARCH) --64-bit-indices) PETSC_ARCH= \
+	  BUILD=build-int64 LIBDIR=$(ROOT)/build-int64/lib FUZZ_SECONDS=0 $(ROOT)/tests/run.sh

@@ -87,6 +87,8 @@ prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
 prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+# the fuzzer's seed corpus and every input it ever crashed on (tests/fuzz/regressions/), through the normal build
+prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$root" ${vg:+-malloc_debug 0}
 # -help lists every option of each format (distinct option names counted in the help text)
 expect cpu-help-lists-ellr-options '^2$' \
   bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -oE -- '-mat_ellr_(threads_per_row|max_fill)' | sort -u | wc -l"
@@ -114,9 +116,21 @@ if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 
     prog memcheck-rgcsr-layout "${mc[@]}" "$build/tests/cpu/test_rgcsr_layout"
     prog memcheck-cmrs-layout "${mc[@]}" "$build/tests/cpu/test_cmrs_layout"
     prog memcheck-matrixmarket "${mc[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+    prog memcheck-fuzz-corpus "${mc[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$root" -malloc_debug 0
   else
     echo "  [memcheck] SKIP: valgrind is not installed"
     skipped=$((skipped + 1))
+  fi
+fi
+
+# ---- bounded fuzzing of the Matrix Market reader (libFuzzer + ASan/UBSan; FUZZ_SECONDS, default 60; 0 skips it) ----
+if selected fuzz-matrixmarket; then
+  if [[ ${FUZZ_SECONDS:-60} == 0 ]]; then
+    echo "  [fuzz-matrixmarket] SKIP: FUZZ_SECONDS=0"
+    skipped=$((skipped + 1))
+  else
+    BUILD="$build" "$root/tests/fuzz/fuzz.sh" run "${FUZZ_SECONDS:-60}" >"$logs/fuzz-matrixmarket.log" 2>&1
+    count fuzz-matrixmarket $? "$logs/fuzz-matrixmarket.log"
   fi
 fi
 
