@@ -54,6 +54,8 @@ PETSC_EXTERN PetscErrorCode MatGPUMatSetCompressedRows(Mat, PetscBool);
 /* ELLPACK-R (Vazquez, Fernandez, Garzon 2010) with the ELLR-T extension (T threads per row) */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJELLRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateAIJELLRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetThreadsPerRow(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetThreadsPerRow(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDASetMaxFill(Mat, PetscReal);
@@ -62,6 +64,8 @@ PETSC_EXTERN PetscErrorCode MatELLRCUDAGetMaxFill(Mat, PetscReal *);
 /* Row-grouped CSR (Oberhuber, Suzuki, Vacata 2010) with row reordering by length and T threads per row */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJRGCSRCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJRGCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJRGCSRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateAIJRGCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetGroupSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetGroupSize(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDASetSortWindow(Mat, PetscInt);
@@ -74,6 +78,8 @@ PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetMaxFill(Mat, PetscReal *);
 /* Compressed multi-row storage (Koza, Matyka, Szkoda, Miroslaw 2012/2014) */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCMRSCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJCMRSCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCMRSCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateAIJCMRSCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetHeight(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetBlockSize(Mat, PetscInt);

@@ -87,6 +87,10 @@ prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
 prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+# the MPI types on 1, 2 and 3 ranks (creation paths, blocks, options, host products)
+for np in 1 2 3; do
+  prog cpu-mpi-types-np$np mpiexec --oversubscribe -n $np "$build/tests/cpu/test_mpi_host" -matrices_dir "$matrices"
+done
 # the fuzzer's seed corpus and every input it ever crashed on (tests/fuzz/regressions/), through the normal build
 prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$root" ${vg:+-malloc_debug 0}
 # -help lists every option of each format (distinct option names counted in the help text)

@@ -73,6 +73,16 @@ PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCod
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The registered formats and their root names, for the MPI types' converters */
+PetscErrorCode MatGPUMatRegisteredTypes(PetscInt *n, const MatGPUFormat *const **formats, const char *const **roots)
+{
+  PetscFunctionBegin;
+  *n       = n_registered_formats;
+  *formats = registered_formats;
+  *roots   = registered_roots;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void)
 {
   PetscFunctionBegin;
@@ -81,7 +91,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **format)
+PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **format)
 {
   PetscBool match;
 
@@ -90,6 +100,7 @@ static PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **for
   for (PetscInt f = 0; f < n_registered_formats && !*format; f++) {
     PetscCall(PetscStrcmp(type, registered_formats[f]->seqtype, &match));
     if (!match) PetscCall(PetscStrcmp(type, registered_roots[f], &match));
+    if (!match && !strncmp(type, "mpi", 3)) PetscCall(PetscStrcmp(type + 3, registered_formats[f]->seqtype + 3, &match)); /* mpiaij<root> */
     if (match) *format = registered_formats[f];
   }
   PetscCheck(*format, PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s is not a petscgpumat type", type);
@@ -97,7 +108,7 @@ static PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **for
 }
 
 /* Compose (fn != NULL) or remove (fn == NULL) "MatConvert_<from>_<to>_C" on A */
-static PetscErrorCode MatGPUMatComposeConvert(Mat A, const char from[], const char to[], PetscErrorCode (*fn)(Mat, MatType, MatReuse, Mat *))
+PetscErrorCode MatGPUMatComposeConvert(Mat A, const char from[], const char to[], PetscErrorCode (*fn)(Mat, MatType, MatReuse, Mat *))
 {
   char name[256];
 
@@ -233,7 +244,12 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
   PetscCall(format->create(B));
-  PetscCall(MatSetDefaultVecType_Private(B, VECCUDA));
+  {
+    VecType vtype;
+
+    PetscCall(MatGPUMatDefaultVecType(&vtype));
+    PetscCall(MatSetDefaultVecType_Private(B, vtype));
+  }
   PetscCall(MatGPUMatInstallOps(B));
   PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));

@@ -310,3 +310,21 @@ PetscErrorCode PetscGPUMatDeviceAvailable(PetscBool *avail, char reason[], size_
   if (err != cudaSuccess) (void)cudaGetLastError();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  The default vector type of our matrices (MatCreateVecs()): VECCUDA, or VECSTANDARD where no CUDA device can be
+  used, so that programs (and MPIAIJ's own work vectors) run on the host there instead of failing in VecSetType().
+*/
+PetscErrorCode MatGPUMatDefaultVecType(VecType *type)
+{
+  static PetscBool checked = PETSC_FALSE, avail = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (!checked) {
+    PetscCall(PetscGPUMatDeviceAvailable(&avail, NULL, 0));
+    checked = PETSC_TRUE;
+    if (!avail) PetscCall(PetscInfo(NULL, "No usable CUDA device: petscgpumat matrices create host vectors\n"));
+  }
+  *type = avail ? VECCUDA : VECSTANDARD;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

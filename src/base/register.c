@@ -50,6 +50,10 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());
+  /* the MPI types, which the root names pick on more than one process */
+  PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIAIJELLRCUDA));
+  PetscCall(MatRegister(MATMPIRGCSRCUDA, MatCreate_MPIAIJRGCSRCUDA));
+  PetscCall(MatRegister(MATMPICMRSCUDA, MatCreate_MPIAIJCMRSCUDA));
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

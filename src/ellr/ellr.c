@@ -372,7 +372,7 @@ PetscErrorCode MatELLRCUDASetThreadsPerRow(Mat A, PetscInt T)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, T, 2);
-  PetscTryMethod(A, "MatELLRCUDASetThreadsPerRow_C", (Mat, PetscInt), (A, T));
+  MatGPUMatTryMethodAll(A, "MatELLRCUDASetThreadsPerRow_C", PetscInt, T);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -396,7 +396,7 @@ PetscErrorCode MatELLRCUDAGetThreadsPerRow(Mat A, PetscInt *T)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(T, 2);
-  PetscUseMethod(A, "MatELLRCUDAGetThreadsPerRow_C", (Mat, PetscInt *), (A, T));
+  MatGPUMatUseMethodSource(A, "MatELLRCUDAGetThreadsPerRow_C", PetscInt *, T);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -425,7 +425,7 @@ PetscErrorCode MatELLRCUDASetMaxFill(Mat A, PetscReal maxfill)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveReal(A, maxfill, 2);
-  PetscTryMethod(A, "MatELLRCUDASetMaxFill_C", (Mat, PetscReal), (A, maxfill));
+  MatGPUMatTryMethodAll(A, "MatELLRCUDASetMaxFill_C", PetscReal, maxfill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -449,6 +449,6 @@ PetscErrorCode MatELLRCUDAGetMaxFill(Mat A, PetscReal *maxfill)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(maxfill, 2);
-  PetscUseMethod(A, "MatELLRCUDAGetMaxFill_C", (Mat, PetscReal *), (A, maxfill));
+  MatGPUMatUseMethodSource(A, "MatELLRCUDAGetMaxFill_C", PetscReal *, maxfill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -480,7 +480,7 @@ PetscErrorCode MatRGCSRCUDASetGroupSize(Mat A, PetscInt G)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, G, 2);
-  PetscTryMethod(A, "MatRGCSRCUDASetGroupSize_C", (Mat, PetscInt), (A, G));
+  MatGPUMatTryMethodAll(A, "MatRGCSRCUDASetGroupSize_C", PetscInt, G);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -504,7 +504,7 @@ PetscErrorCode MatRGCSRCUDAGetGroupSize(Mat A, PetscInt *G)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(G, 2);
-  PetscUseMethod(A, "MatRGCSRCUDAGetGroupSize_C", (Mat, PetscInt *), (A, G));
+  MatGPUMatUseMethodSource(A, "MatRGCSRCUDAGetGroupSize_C", PetscInt *, G);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -533,7 +533,7 @@ PetscErrorCode MatRGCSRCUDASetSortWindow(Mat A, PetscInt W)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, W, 2);
-  PetscTryMethod(A, "MatRGCSRCUDASetSortWindow_C", (Mat, PetscInt), (A, W));
+  MatGPUMatTryMethodAll(A, "MatRGCSRCUDASetSortWindow_C", PetscInt, W);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -557,7 +557,7 @@ PetscErrorCode MatRGCSRCUDAGetSortWindow(Mat A, PetscInt *W)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(W, 2);
-  PetscUseMethod(A, "MatRGCSRCUDAGetSortWindow_C", (Mat, PetscInt *), (A, W));
+  MatGPUMatUseMethodSource(A, "MatRGCSRCUDAGetSortWindow_C", PetscInt *, W);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -582,7 +582,7 @@ PetscErrorCode MatRGCSRCUDASetThreadsPerRow(Mat A, PetscInt T)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, T, 2);
-  PetscTryMethod(A, "MatRGCSRCUDASetThreadsPerRow_C", (Mat, PetscInt), (A, T));
+  MatGPUMatTryMethodAll(A, "MatRGCSRCUDASetThreadsPerRow_C", PetscInt, T);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -606,7 +606,7 @@ PetscErrorCode MatRGCSRCUDAGetThreadsPerRow(Mat A, PetscInt *T)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(T, 2);
-  PetscUseMethod(A, "MatRGCSRCUDAGetThreadsPerRow_C", (Mat, PetscInt *), (A, T));
+  MatGPUMatUseMethodSource(A, "MatRGCSRCUDAGetThreadsPerRow_C", PetscInt *, T);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -631,7 +631,7 @@ PetscErrorCode MatRGCSRCUDASetMaxFill(Mat A, PetscReal maxfill)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveReal(A, maxfill, 2);
-  PetscTryMethod(A, "MatRGCSRCUDASetMaxFill_C", (Mat, PetscReal), (A, maxfill));
+  MatGPUMatTryMethodAll(A, "MatRGCSRCUDASetMaxFill_C", PetscReal, maxfill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -655,6 +655,6 @@ PetscErrorCode MatRGCSRCUDAGetMaxFill(Mat A, PetscReal *maxfill)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(maxfill, 2);
-  PetscUseMethod(A, "MatRGCSRCUDAGetMaxFill_C", (Mat, PetscReal *), (A, maxfill));
+  MatGPUMatUseMethodSource(A, "MatRGCSRCUDAGetMaxFill_C", PetscReal *, maxfill);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,6 +15,7 @@
 
 /* exported by libpetsc (PETSC_EXTERN) but declared only in its private aij.h, which is not installed */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJ(Mat);
 
 typedef struct _MatGPUFormat MatGPUFormat;
 
@@ -78,6 +79,36 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
+PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
+
+/*
+  MPI types (src/base/gpumat_mpi.c): MATMPIAIJ whose diagonal and off-diagonal blocks are seq petscgpumat
+  matrices. The format's parameters live in a 0 x 0 seq matrix of the format (the parameter holder) and are
+  copied to the blocks whenever MPIAIJ creates them.
+*/
+PETSC_INTERN PetscErrorCode MatCreate_MPIGPUMat(Mat, const char[]);
+PETSC_INTERN PetscErrorCode MatCreateMPI_GPUMat(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
+PETSC_INTERN PetscErrorCode MatGPUMatFindFormat(MatType, const MatGPUFormat **);
+PETSC_INTERN PetscErrorCode MatGPUMatComposeConvert(Mat, const char[], const char[], PetscErrorCode (*)(Mat, MatType, MatReuse, Mat *));
+PETSC_INTERN PetscErrorCode MatGPUMatRegisteredTypes(PetscInt *, const MatGPUFormat *const **, const char *const **);
+PETSC_INTERN PetscErrorCode MatGPUMatParameterTargets(Mat, PetscInt *, Mat[]);
+PETSC_INTERN PetscErrorCode MatGPUMatParameterSource(Mat, Mat *);
+
+/* The body of a public setter: the format's method on a seq matrix; on an MPI type, on its parameter holder and blocks */
+#define MatGPUMatTryMethodAll(A, name, type, value) \
+  do { \
+    Mat      t_[3]; \
+    PetscInt n_; \
+    PetscCall(MatGPUMatParameterTargets(A, &n_, t_)); \
+    for (PetscInt i_ = 0; i_ < n_; i_++) PetscTryMethod(t_[i_], name, (Mat, type), (t_[i_], value)); \
+  } while (0)
+/* The body of a public getter: a seq matrix answers; an MPI type answers through its diagonal block (or holder) */
+#define MatGPUMatUseMethodSource(A, name, type, value) \
+  do { \
+    Mat s_; \
+    PetscCall(MatGPUMatParameterSource(A, &s_)); \
+    PetscUseMethod(s_, name, (Mat, type), (s_, value)); \
+  } while (0)
