@@ -141,6 +141,10 @@ fi
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices "$real_matrices"
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda
+# compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
+prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
+# the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)
+prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
 if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
   expect gpu-log-view-events 'GPUMatBuild +1 ' "$build/examples/solve" -types ellrcuda -n 16 -log_view

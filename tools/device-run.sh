@@ -9,6 +9,7 @@ cd "$root"
 out=${OUT:-$root/.device/out}
 mkdir -p "$out"
 what=${*:-tests bench demo}
+has() { [[ " $what " == *" $1 "* ]]; } # a phase named on the command line
 work=/tmp/petscgpumat-device
 rm -rf "$work" && mkdir -p "$work"
 devdir=${DEVICE_DIR:-.device}
@@ -20,12 +21,12 @@ export PETSCGPUMAT_MATRICES=$work/matrices
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; uname -r; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 status=0
-if [[ $what == *tests* ]]; then
-  timeout 330 tests/run.sh 2>&1 | tee "$out/tests.txt"
+if has tests; then
+  timeout 540 tests/run.sh 2>&1 | tee "$out/tests.txt"
   status=${PIPESTATUS[0]}
   tar -C build -czf "$out/test-logs.tar.gz" test-logs
 fi
-if [[ $what == *bench* ]]; then
+if has bench; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
       timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 100 -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
@@ -45,7 +46,7 @@ if [[ $what == *bench* ]]; then
     done
   } 2>&1 | tee "$out/bench.txt"
 fi
-if [[ $what == *sweep* ]]; then
+if has sweep; then
   # ELLR-T: threads per row on matrices of growing mean row length (chooses the automatic default)
   T=mat_ellr_threads_per_row F=mat_ellr_max_fill:0
   {
@@ -67,7 +68,7 @@ if [[ $what == *sweep* ]]; then
     done
   } 2>&1 | tee "$out/sweep.txt"
 fi
-if [[ $what == *profile* ]]; then
+if has profile; then
   # Nsight Compute on the products of the formats (3-D 7-point Laplacian 150^3), for docs/performance.md
   ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   for t in cmrscuda ellrcuda rgcsrcuda aijcusparse; do
@@ -76,7 +77,7 @@ if [[ $what == *profile* ]]; then
       build/examples/bench_spmv -problem lap3d7 -n 150 -reps 4 -types $t 2>&1
   done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
 fi
-if [[ $what == *sanitize* ]]; then
+if has sanitize; then
   # compute-sanitizer over the GPU products of the three formats (generated matrices, every variant)
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
   for tool in memcheck racecheck initcheck synccheck; do
@@ -88,13 +89,35 @@ if [[ $what == *sanitize* ]]; then
   done 2>&1 | tee "$out/sanitize.txt"
   tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)
 fi
-if [[ $what == *suite* ]]; then
+if has suite; then
   # the benchmark suite (tools/bench_suite.py): generated and real matrices x every type, one CSV; each matrix
   # under its own timeout, no case started after SUITE_BUDGET seconds (default 420: the whole call fits in 9 minutes)
   PYTHONUNBUFFERED=1 timeout 560 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
     --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-420}" 2>&1 | tee "$out/suite.txt"
 fi
-if [[ $what == *demo* ]]; then
+if has mpitests; then
+  # the MPI types with one rank per GPU (2 and all GPUs of the machine), then 2 ranks sharing each GPU
+  ngpu=$(nvidia-smi -L | wc -l)
+  for np in 2 $ngpu $((2 * ngpu)); do
+    echo "== test_gpu_mpi on $np ranks, $ngpu GPU(s)"
+    timeout 150 tests/mpienv.sh mpiexec --oversubscribe -n $np build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda \
+      -matrices_dir "$PETSCGPUMAT_MATRICES" -matrices sherman1,rajat01,lp_e226,power,cage10 >"$work/mpi-$np.log" 2>&1
+    echo "exit status $?: $(grep -c '^PASS' "$work/mpi-$np.log") passed, $(grep -c '^FAIL' "$work/mpi-$np.log") failed"
+    grep -E '^(FAIL|# rank)|KSP' "$work/mpi-$np.log" | head -20
+  done 2>&1 | tee "$out/mpitests.txt"
+fi
+if has mpiscale; then
+  # MatMult and CG scaling over the GPUs of the machine, one rank per GPU (examples/bench_mpi): weak (200^3 = 8 M
+  # rows per GPU) and strong (320^3 = 32.8 M rows); MPISCALE_TYPES picks the types
+  ngpu=$(nvidia-smi -L | wc -l)
+  types=${MPISCALE_TYPES:-aijcusparse,ellrcuda,rgcsrcuda,cmrscuda}
+  for np in $(seq 1 $ngpu); do
+    [[ $np == 1 || $np == 2 || $np == 4 || $np == 8 || $np == $ngpu ]] || continue
+    timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 200,200,200 -weak -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
+    timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 320,320,320 -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
+  done 2>&1 | tee "$out/mpiscale.txt"
+fi
+if has demo; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"
 fi
 exit $status

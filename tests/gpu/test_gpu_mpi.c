@@ -1,0 +1,252 @@
+static const char help[] = "The MPI types on the GPU (any number of ranks, sharing one GPU or one GPU each).\n"
+                           "  -types ellrcuda,...     root types to test\n"
+                           "  -matrices_dir <dir>     directory of the real matrices (Matrix Market, .mtx.gz)\n"
+                           "  -matrices a,b,...       real matrices to use\n"
+                           "  -ksp_k <k>              grid side of the KSP Laplacian (k^3 rows; default 40)\n";
+
+/*
+  For every root type, variant and matrix (generated edge cases and real ones) distributed over the ranks: the
+  four products on CUDA vectors, outputs poisoned, against the float64 reference of the whole matrix; forward
+  products bitwise identical over 10 runs; KSP CG (3-D Laplacian) and GMRES (convection-diffusion) take the
+  iterations of mpiaijcusparse and reach its solution; each rank reports its device.
+*/
+#include <petscksp.h>
+#include <petscdmda.h>
+#include <petscdevice_cuda.h>
+#include <petscgpumat.h>
+#include "../common/mpiutil.h"
+
+/* The variants each root type runs with: options applied to the parallel matrix (they reach both blocks) */
+static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4"};
+static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2"};
+static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded"};
+
+static PetscErrorCode ApplyVariant(Mat A, const char *opts)
+{
+  PetscFunctionBeginUser;
+  if (!opts[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscOptionsInsertString(NULL, opts));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_group_size"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_threads_per_row"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 10 forward products bitwise identical */
+static PetscErrorCode CheckReproducible(Mat A, const char *label)
+{
+  Vec                x, z0, z;
+  const PetscScalar *a, *b;
+  PetscInt           n;
+  int                same = 1, all;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x, &z0));
+  PetscCall(VecDuplicate(z0, &z));
+  PetscCall(TestFillVec(x, 99));
+  PetscCall(MatMult(A, x, z0));
+  for (PetscInt r = 0; r < 10; r++) {
+    PetscCall(VecSet(z, NAN));
+    PetscCall(MatMult(A, x, z));
+    PetscCall(VecGetLocalSize(z, &n));
+    PetscCall(VecGetArrayRead(z0, &a));
+    PetscCall(VecGetArrayRead(z, &b));
+    for (PetscInt i = 0; i < n; i++) same = same && !memcmp(&a[i], &b[i], sizeof(PetscScalar));
+    PetscCall(VecRestoreArrayRead(z0, &a));
+    PetscCall(VecRestoreArrayRead(z, &b));
+  }
+  PetscCallMPI(MPIU_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)A)));
+  TEST_CHECK(all, "%s: 10 MatMult bitwise identical", label);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z0));
+  PetscCall(VecDestroy(&z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
+{
+  const char *const *variants;
+  PetscInt           nv = 3;
+  PetscBool          isellr, isrgcsr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(root, MATELLRCUDA, &isellr));
+  PetscCall(PetscStrcmp(root, MATRGCSRCUDA, &isrgcsr));
+  variants = isellr ? variants_ellr : isrgcsr ? variants_rgcsr : variants_cmrs;
+  for (PetscInt v = 0; v < nv; v++) {
+    Mat  A;
+    char label[512];
+
+    PetscCall(TestDistribute(PETSC_COMM_WORLD, S, NULL, &A));
+    PetscCall(MatConvert(A, root, MAT_INPLACE_MATRIX, &A));
+    if (isellr) PetscCall(MatELLRCUDASetMaxFill(A, 0)); /* correctness on every shape: no padding guard */
+    if (isrgcsr) PetscCall(MatRGCSRCUDASetMaxFill(A, 0));
+    PetscCall(ApplyVariant(A, variants[v]));
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s [%s] %s", root, variants[v][0] ? variants[v] : "defaults", mname));
+    PetscCall(TestMPIProducts(A, S, VECCUDA, 31 + v, label));
+    if (!v) PetscCall(CheckReproducible(A, label));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 3-D 7-point Laplacian (CG) or 2-D convection-diffusion (GMRES) on a DMDA, assembled as `type` */
+static PetscErrorCode CreateProblem(PetscBool cd, PetscInt k, MatType type, DM *da, Mat *A)
+{
+  DMDALocalInfo info;
+
+  PetscFunctionBeginUser;
+  if (cd) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, k, k, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, k, k, k, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, da));
+  PetscCall(DMSetUp(*da));
+  PetscCall(DMSetMatType(*da, type));
+  PetscCall(DMCreateMatrix(*da, A));
+  PetscCall(DMDAGetLocalInfo(*da, &info));
+  for (PetscInt kk = info.zs; kk < info.zs + info.zm; kk++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        MatStencil  row = {.k = kk, .j = j, .i = i}, col[7];
+        PetscScalar v[7];
+        PetscInt    c = 0;
+
+        col[c] = row, v[c++] = cd ? 4.0 + 1.3 : 6.0;
+        if (i > 0) col[c] = row, col[c].i = i - 1, v[c++] = cd ? -1.8 : -1.0; /* upwind convection in x */
+        if (i < info.mx - 1) col[c] = row, col[c].i = i + 1, v[c++] = -1.0;
+        if (j > 0) col[c] = row, col[c].j = j - 1, v[c++] = -1.0;
+        if (j < info.my - 1) col[c] = row, col[c].j = j + 1, v[c++] = -1.0;
+        if (!cd && kk > 0) col[c] = row, col[c].k = kk - 1, v[c++] = -1.0;
+        if (!cd && kk < info.mz - 1) col[c] = row, col[c].k = kk + 1, v[c++] = -1.0;
+        PetscCall(MatSetValuesStencil(*A, 1, &row, c, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Solve(PetscBool cd, PetscInt k, MatType type, PetscInt *its, Vec *sol)
+{
+  DM  da;
+  Mat A;
+  Vec b, x;
+  KSP ksp;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateProblem(cd, k, type, &da, &A));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(TestFillVec(b, 5));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, cd ? KSPGMRES : KSPCG));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 2000));
+  {
+    PC pc;
+
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCJACOBI));
+  }
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(VecDuplicate(x, sol));
+  PetscCall(VecCopy(x, *sol));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CompareKSP(const char *root, PetscInt k)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt p = 0; p < 2; p++) {
+    const PetscBool cd   = (PetscBool)(p == 1);
+    const PetscInt  side = cd ? 5 * k : k;
+    PetscInt        its[2];
+    Vec             x[2];
+    PetscReal       diff, norm;
+
+    PetscCall(Solve(cd, side, MATAIJCUSPARSE, &its[0], &x[0]));
+    PetscCall(Solve(cd, side, root, &its[1], &x[1]));
+    PetscCall(VecAXPY(x[1], -1.0, x[0]));
+    PetscCall(VecNorm(x[1], NORM_INFINITY, &diff));
+    PetscCall(VecNorm(x[0], NORM_INFINITY, &norm));
+    TEST_CHECK(its[0] == its[1] && diff <= 1e-8 * norm, "%s: KSP %s on %s %" PetscInt_FMT "^%d: %" PetscInt_FMT " iterations (aijcusparse %" PetscInt_FMT "), solutions differ by %.2e", root, cd ? "GMRES" : "CG", cd ? "convection-diffusion" : "3-D Laplacian", side, cd ? 2 : 3, its[1], its[0], (double)(diff / norm));
+    PetscCall(VecDestroy(&x[0]));
+    PetscCall(VecDestroy(&x[1]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char       *types[8], *names[64], dir[PETSC_MAX_PATH_LEN] = "", reason[256];
+  PetscInt    ntypes = 8, nnames = 64, k = 40;
+  PetscBool   gpu, flg;
+  PetscMPIInt rank, size;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+  if (!gpu) {
+    PetscCall(TestSkip("MPI types on the GPU (test_gpu_mpi)", reason));
+    PetscCall(PetscFinalize());
+    return 0;
+  }
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
+  if (!flg) {
+    PetscCall(PetscStrallocpy(MATELLRCUDA, &types[0]));
+    ntypes = 1;
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-matrices_dir", dir, sizeof(dir), NULL));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-matrices", names, &nnames, &flg));
+  if (!flg) nnames = 0;
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_k", &k, NULL));
+  {
+    /* the device of each rank: PETSc gives rank r the device r modulo the visible devices */
+    int ndev, cur, distinct = 1, alld;
+
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    PetscCallCUDA(cudaGetDeviceCount(&ndev));
+    PetscCallCUDA(cudaGetDevice(&cur));
+    PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "# rank %d of %d: CUDA device %d of %d\n", rank, size, cur, ndev));
+    PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+    if (ndev > 1) distinct = (cur == rank % ndev);
+    PetscCallMPI(MPIU_Allreduce(&distinct, &alld, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+    TEST_CHECK(alld, "%d rank(s) on %d visible GPU(s): rank r uses device r mod %d", size, ndev, ndev);
+  }
+  for (PetscInt t = 0; t < ntypes; t++) {
+    for (PetscInt idx = 0;; idx++) {
+      Mat       S;
+      char      name[128];
+      PetscBool more;
+
+      PetscCall(TestCreateGenerated(idx, name, sizeof(name), &S, &more));
+      if (!more) break;
+      PetscCall(TestMatrix(types[t], S, name));
+      PetscCall(MatDestroy(&S));
+    }
+    for (PetscInt f = 0; f < nnames && dir[0]; f++) {
+      Mat  S;
+      char path[PETSC_MAX_PATH_LEN];
+
+      PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s.mtx.gz", dir, names[f]));
+      PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, path, MATSEQAIJ, &S));
+      PetscCall(TestMatrix(types[t], S, names[f]));
+      PetscCall(MatDestroy(&S));
+    }
+    PetscCall(CompareKSP(types[t], k));
+  }
+  for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
+  for (PetscInt f = 0; f < nnames; f++) PetscCall(PetscFree(names[f]));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
