@@ -685,8 +685,9 @@ int main(int argc, char **argv)
   PetscCall(ComputeStats(A, &st));
   if (gpu) {
     /* the device, cuSPARSE and cuBLAS initialised before the first type's conversion is timed */
-    Mat warm;
-    Vec wx, wy;
+    Mat       warm;
+    Vec       wx, wy;
+    PetscReal wnorm;
 
     PetscCall(MeasureCopyBandwidth(&bw));
     PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 64, 64, 1, NULL, &warm));
@@ -697,7 +698,7 @@ int main(int argc, char **argv)
     PetscCall(MatCreateVecs(warm, &wx, &wy));
     PetscCall(VecSet(wx, 1.0));
     PetscCall(MatMult(warm, wx, wy));
-    PetscCall(VecNorm(wy, NORM_2, NULL));
+    PetscCall(VecNorm(wy, NORM_2, &wnorm));
     PetscCall(VecDestroy(&wx));
     PetscCall(VecDestroy(&wy));
     PetscCall(MatDestroy(&warm));
