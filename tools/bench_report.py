@@ -53,7 +53,8 @@ def load(path):
     for r in csv.DictReader(open(path)):
         m = mats.setdefault(r["matrix"], dict(name=r["matrix"], set=r["set"], runs=OrderedDict(), notes=[]))
         if r["type"] == "(all)":
-            m["notes"].append(f"{r['status']}: {r['message']}")
+            msg = r["message"]
+            m["notes"].append(msg if msg.startswith(r["status"]) else f"{r['status']}: {msg}")
             continue
         for k in ("rows", "nnz", "mu", "sigma", "max_row", "replicate", "src_rows", "src_nnz", "empty_rows"):
             if r.get(k):
