@@ -98,7 +98,7 @@ fi
 if has mpitests; then
   # the MPI types with one rank per GPU (2 and all GPUs of the machine), then 2 ranks sharing each GPU
   ngpu=$(nvidia-smi -L | wc -l)
-  for np in 2 $ngpu $((2 * ngpu)); do
+  for np in $(printf "%s\n" 2 $ngpu $((2 * ngpu)) | sort -nu); do
     echo "== test_gpu_mpi on $np ranks, $ngpu GPU(s)"
     timeout 150 tests/mpienv.sh mpiexec --oversubscribe -n $np build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda \
       -matrices_dir "$PETSCGPUMAT_MATRICES" -matrices sherman1,rajat01,lp_e226,power,cage10 >"$work/mpi-$np.log" 2>&1
