@@ -3,11 +3,14 @@
 
 static const MatGPUFormat MatGPUFormat_CMRS;
 
-static const char *const MatCMRSVariants[] = {"basic", "padded", "MatCMRSVariant", "MAT_CMRS_", NULL};
+static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "MatCMRSVariant", "MAT_CMRS_", NULL};
 
-/* default: the height chosen from the mean row length (0), and the papers' block size; see docs/performance.md */
-#define CMRS_DEFAULT_HEIGHT 0
-#define CMRS_DEFAULT_BLOCK  128
+/* defaults: the height chosen from the mean row length (0) and the variant, block size and scan kernel parameters
+   from the H100 sweep; see docs/cmrs.md */
+#define CMRS_DEFAULT_HEIGHT  0
+#define CMRS_DEFAULT_BLOCK   128
+#define CMRS_DEFAULT_VARIANT CMRS_VARIANT_SCAN
+#define CMRS_DEFAULT_UNROLL  4
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -23,6 +26,27 @@ static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
   return 1;
 }
 
+/*
+  The scan kernel's automatic height and strips per warp (H100 sweep, docs/cmrs.md): a warp takes 32 rows, in
+  strips of 16. The height only sets how many strip pointers there are (and how many a lane compares its entry
+  with), so the largest height is best; the rows per warp set the work of a warp.
+*/
+#if defined(PETSC_USE_REAL_SINGLE)
+  #define CMRS_SCAN_HEIGHT 16
+#else
+  #define CMRS_SCAN_HEIGHT 16
+#endif
+#define CMRS_SCAN_WARP_ROWS 32
+
+static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option)
+{
+  PetscInt S = 1;
+
+  if (option) return option;
+  while (2 * S * h <= CMRS_SCAN_WARP_ROWS && S < 32) S *= 2;
+  return S;
+}
+
 /* The height in use: the user's, or the automatic one for the host matrix as it is now */
 static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
 {
@@ -33,7 +57,8 @@ static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
   *h = c->height_option;
-  if (!*h && c->variant == 1) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
+  if (!*h && c->variant == CMRS_VARIANT_PADDED) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
+  else if (!*h && c->variant == CMRS_VARIANT_SCAN && !c->sort) *h = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
   else if (!*h && A->preallocated) {
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     *h = MatCMRSAutomaticHeight(m, m ? ai[m] : 0);
@@ -111,8 +136,11 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(Mat A)
   c->height_option = CMRS_DEFAULT_HEIGHT;
   c->block_option  = CMRS_DEFAULT_BLOCK;
   c->sort          = PETSC_FALSE;
-  c->variant       = 0;
-  c->M_option      = 4; /* the paper used 8 on Kepler; 4 measured faster on both Laplacians on the H100 */
+  c->variant            = CMRS_DEFAULT_VARIANT;
+  c->M_option           = 4; /* the paper used 8 on Kepler; 4 measured faster on both Laplacians on the H100 */
+  c->warp_strips_option = 0;
+  c->unroll             = CMRS_DEFAULT_UNROLL;
+  c->device_convert     = PETSC_TRUE;
   g->data          = c;
   PetscCall(MatComposeCMRS_Private(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -140,6 +168,9 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->sort          = a->sort;
   b->variant       = a->variant;
   b->M_option      = a->M_option;
+  b->warp_strips_option = a->warp_strips_option;
+  b->unroll             = a->unroll;
+  b->device_convert     = a->device_convert;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -158,7 +189,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
   PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
   if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
   variant = c->variant;
-  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding) or padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32)", "", MatCMRSVariants, 2, MatCMRSVariants[c->variant], &variant, &set));
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32) or scan (H100 kernel on the basic layout: warp segmented scan, no padding)", "", MatCMRSVariants, 3, MatCMRSVariants[c->variant], &variant, &set));
   if (set && variant != c->variant) {
     c->variant = variant;
     PetscCall(MatGPUMatInvalidateStructure(A));
@@ -169,7 +200,18 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
     if (v != c->M_option) PetscCall(MatGPUMatInvalidateStructure(A));
     c->M_option = v;
   }
-  if (c->variant == 1) {
+  PetscCall(PetscOptionsInt("-mat_cmrs_warp_strips", "Scan variant: strips per warp, 1, 2, 4, 8, 16 or 32 (0: automatic, 32 rows per warp)", "", c->warp_strips_option, &v, &set));
+  if (set) {
+    PetscCheck(v >= 0 && v <= 32 && !(v & (v - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_warp_strips %" PetscInt_FMT " must be 0 (automatic) or a power of two up to 32", v);
+    c->warp_strips_option = v;
+  }
+  PetscCall(PetscOptionsInt("-mat_cmrs_unroll", "Scan variant: passes of 32 entries each warp loads ahead, 1, 2 or 4", "", c->unroll, &v, &set));
+  if (set) {
+    PetscCheck(v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 1, 2 or 4", v);
+    c->unroll = v;
+  }
+  PetscCall(PetscOptionsBool("-mat_cmrs_device_convert", "Build the unsorted, unpadded packed layout on the GPU from the uploaded CSR arrays", "", c->device_convert, &c->device_convert, NULL));
+  if (c->variant == CMRS_VARIANT_PADDED) {
     PetscInt h;
 
     PetscCall(MatCMRSHeight_Private(A, &h));
@@ -189,10 +231,11 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
-  if (c->variant == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
+  if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
+  else if (c->variant == CMRS_VARIANT_SCAN && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->block_option));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant == CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
-  if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding\n", c->strips));
+  if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -230,6 +273,37 @@ static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The unsorted, unpadded, packed layout built on the GPU: the CSR column indices and values are uploaded once into
+  the CMRS arrays themselves, the row offsets into a temporary; a kernel ORs RowInStrip into the column indices in
+  place and takes StripPtr from the row offsets. The device never holds more than CSR (col + val + row offsets).
+*/
+static PetscErrorCode MatCMRSBuildOnDevice_Private(Mat A, Mat_SeqCMRSCUDA *c, PetscInt m, PetscInt h, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+{
+  const PetscInt   strips = (m + h - 1) / h;
+  const PetscCount nnz    = m ? ai[m] : 0;
+  PetscInt        *d_ai   = NULL;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(sizeof(PetscInt) == sizeof(unsigned int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The packed layout needs 32-bit PetscInt");
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE) + (size_t)(m + 1) * sizeof(PetscInt), "CMRS"));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(unsigned int), (void **)&c->d_col));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&c->d_val));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&d_ai));
+  ierr = MatGPUMatCopyToDevice(d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt));
+  if (!ierr) ierr = MatGPUMatCopyToDevice(c->d_col, aj, (size_t)nnz * sizeof(unsigned int));
+  if (!ierr) ierr = MatGPUMatCopyToDevice(c->d_val, aa, (size_t)nnz * sizeof(PetscScalar));
+  if (!ierr) ierr = MatCMRSCUDALaunchPack(m, h, strips, d_ai, c->d_col, c->d_sp);
+  PetscCall(MatGPUMatDeviceFree((void **)&d_ai));
+  PetscCall(ierr);
+  c->height = h, c->m = m, c->strips = strips, c->packed = PETSC_TRUE, c->sorted = PETSC_FALSE, c->M = 0, c->nnz = nnz;
+  c->device_built = PETSC_TRUE;
+  c->bytes        = MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqCMRSCUDA *c;
@@ -242,20 +316,25 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSHeight_Private(A, &h));
   strips = (m + h - 1) / h;
-  if (c->variant == 1) {
+  c->block = c->block_option;
+  PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
+  if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
+    PetscCall(MatCMRSBuildOnDevice_Private(A, c, m, h, ai, aj, aa));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  c->device_built = PETSC_FALSE;
+  if (c->variant == CMRS_VARIANT_PADDED) {
     PetscCall(MatCMRSCanPack(A->cmap->n + 1, &packed)); /* column 2^28 - 1 marks padding */
     PetscCall(MatCMRSLayoutCreatePadded(m, A->cmap->n, ai, aj, aa, h, c->M_option, packed, &L));
     ierr = MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, L.nnz, packed), "CMRS (padded)");
     if (ierr) PetscCall(MatCMRSLayoutDestroy(&L));
     PetscCall(ierr);
   } else {
-    PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
     PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
     PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, h, c->sort, packed, &L));
   }
   ierr      = MatCMRSUpload_Private(A, c, &L);
   c->height = L.height;
-  c->block  = c->block_option;
   c->m      = m;
   c->strips = L.strips;
   c->packed = L.packed;
@@ -298,8 +377,10 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  c->block = c->block_option; /* the block size does not change the layout */
-  PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
+  c->block       = c->block_option; /* neither the block size nor the scan kernel's parameters change the layout */
+  c->warp_strips = c->variant == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option) : 0;
+  if (c->warp_strips) PetscCall(MatCMRSCUDALaunchMultScan(args->stream, c, args->x, args->y, args->z));
+  else PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -325,7 +406,7 @@ static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
   PetscCall(MatCMRSHeight_Private(A, &h));
   strips              = (info->rows + h - 1) / h;
   info->stored        = info->nnz;
-  if (c->variant == 1) { /* the padded size: from the device copy, or by arranging the strips on the host */
+  if (c->variant == CMRS_VARIANT_PADDED) { /* the padded size: from the device copy, or by arranging the strips on the host */
     Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
     if (g->built && c->M) info->stored = c->nnz;

@@ -260,3 +260,54 @@ PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  z = A x (+ y) the way the scan kernel (cmrs_scan.cu) computes it, bit for bit: a warp takes S strips, in passes
+  of 32 entries; each pass adds its products row piece by row piece with the Hillis-Steele segmented scan (offsets
+  1, 2, 4, ... while a piece is longer), and each piece's sum is added to its row's partial sum in pass order.
+  Needs an unsorted, unpadded layout.
+*/
+PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  const PetscInt H = L->height, rows = S * H;
+  PetscScalar   *acc;
+
+  PetscFunctionBegin;
+  PetscCheck(!L->sorted && !L->M, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The scan kernel needs an unsorted, unpadded layout");
+  PetscCall(PetscMalloc1(rows, &acc));
+  for (PetscInt s0 = 0; s0 < L->strips; s0 += S) {
+    const PetscInt   s1 = PetscMin(s0 + S, L->strips);
+    const PetscCount e0 = L->sp[s0], e1 = L->sp[s1];
+
+    for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
+    for (PetscCount base = e0; base < e1; base += 32) {
+      PetscScalar p[32], t[32];
+      PetscInt    q[32], first[32], reach = 0;
+
+      for (PetscInt lane = 0; lane < 32; lane++) {
+        const PetscCount k = base + lane;
+        PetscInt         g = 0;
+
+        for (PetscInt u = s0 + 1; u < s1; u++) g += k >= L->sp[u];
+        q[lane] = k < e1 ? g * H + MatCMRSRowInStrip(L, k) : rows;
+        p[lane] = k < e1 ? L->val[k] * x[MatCMRSColumn(L, k)] : 0;
+        first[lane] = lane && q[lane] == q[lane - 1] ? first[lane - 1] : lane;
+        reach       = PetscMax(reach, lane - first[lane]);
+      }
+      for (PetscInt off = 1; off <= reach; off *= 2) {
+        for (PetscInt lane = 0; lane < 32; lane++) t[lane] = lane >= off ? p[lane - off] : p[lane];
+        for (PetscInt lane = 0; lane < 32; lane++)
+          if (lane - off >= first[lane]) p[lane] += t[lane];
+      }
+      for (PetscInt lane = 0; lane < 32; lane++)
+        if (base + lane < e1 && (lane == 31 || q[lane + 1] != q[lane])) acc[q[lane]] += p[lane];
+    }
+    for (PetscInt q = 0; q < rows; q++) {
+      const PetscInt row = s0 * H + q;
+
+      if (row < L->m) z[row] = y ? y[row] + acc[q] : acc[q];
+    }
+  }
+  PetscCall(PetscFree(acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -166,6 +166,14 @@ static PetscErrorCode TestEmulation(void)
             if (sort && k > L.sp[s]) entries = (PetscBool)(entries && MatCMRSColumn(&L, k - 1) <= MatCMRSColumn(&L, k));
           }
         TEST_CHECK(err <= TestTolerance() && !nanbad && entries, "emulated CMRS height %" PetscInt_FMT " %s %s on %s: rel. error %.2e", hs[h], sort ? "sorted" : "unsorted", pack ? "packed" : "unpacked", name, err);
+        if (!sort) { /* the scan kernel's arithmetic, with 1, 2 and 32 strips per warp */
+          for (PetscInt S = 1; S <= 32; S = S == 2 ? 32 : 2 * S) {
+            for (PetscInt i = 0; i < m; i++) z[i] = PETSC_MAX_REAL;
+            PetscCall(MatCMRSLayoutMultScan(&L, S, x, y, z));
+            PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
+            TEST_CHECK(err <= TestTolerance() && !nanbad, "emulated scan kernel, height %" PetscInt_FMT ", %" PetscInt_FMT " strips per warp, %s on %s: rel. error %.2e", hs[h], S, pack ? "packed" : "unpacked", name, err);
+          }
+        }
         PetscCall(PetscFree4(x, y, z, ref));
         PetscCall(MatCMRSLayoutDestroy(&L));
       }
@@ -250,7 +258,15 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQCMRSCUDA, &flg));
   TEST_CHECK(flg, "MatConvert(aij, \"cmrscuda\") gives seqaijcmrscuda");
   PetscCall(MatCMRSCUDAGetHeight(B, &h));
-  TEST_CHECK(h == 8, "automatic height for about 3.5 nonzeros per row is 8 (%" PetscInt_FMT ")", h);
+  TEST_CHECK(h == 16, "the scan variant (default) has automatic height 16 (%" PetscInt_FMT ")", h);
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_warp_strips", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_warp_strips", "64", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_warp_strips", "4", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "2", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "basic", PETSC_SUCCESS));
+  PetscCall(MatCMRSCUDAGetHeight(B, &h));
+  TEST_CHECK(h == 8, "basic variant: automatic height for about 3.5 nonzeros per row is 8 (%" PetscInt_FMT ")", h);
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_height", "8", PETSC_SUCCESS));
   PetscCall(MatCMRSCUDAGetHeight(B, &h));
   TEST_CHECK(h == 8, "-mat_cmrs_height 8 read back");

@@ -47,25 +47,41 @@ static PetscErrorCode ApplyRgCSR(Mat A, PetscInt v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* (height, sort, block size) for the basic variant, then (height, M) for the padded one */
+/*
+  (height, sort, block size) for the basic variant, then (height, M) for the padded one, then the scan variant:
+  (height, strips per warp, passes loaded ahead, block size, built on the host or the GPU), with sorting last
+  (the scan variant then runs Algorithm 1)
+*/
 static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
 {
-  const PetscInt  h[] = {4, 1, 2, 3, 4, 5, 8, 16, 16, 7, 16, 16, 4, 8};
-  const PetscBool s[] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
-  const PetscInt  b[] = {128, 32, 64, 128, 256, 96, 512, 1024, 128, 160, 128, 256, 64, 128};
-  const char     *M[] = {"8", "2", "8", "4"};
+  const PetscInt    h[] = {4, 1, 2, 3, 4, 5, 8, 16, 16, 7, 16, 16, 4, 8, 0, 1, 2, 4, 8, 16, 16, 5, 16, 3, 16, 4};
+  const PetscBool   s[] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
+  const PetscInt    b[] = {128, 32, 64, 128, 256, 96, 512, 1024, 128, 160, 128, 256, 64, 128, 128, 32, 64, 96, 256, 1024, 128, 160, 128, 64, 128, 128};
+  const char       *M[] = {"8", "2", "8", "4"};
+  const char *const S[] = {"0", "0", "0", "1", "4", "1", "2", "0", "32", "8", "0", "0"}; /* scan: strips per warp */
+  const char *const U[] = {"4", "4", "2", "1", "4", "2", "4", "4", "4", "1", "4", "4"}; /* scan: passes ahead */
+  const char *const D[] = {"1", "1", "1", "0", "1", "1", "1", "0", "1", "1", "0", "1"}; /* scan: built on the GPU */
 
   PetscFunctionBeginUser;
   PetscCall(MatCMRSCUDASetHeight(A, h[v]));
   PetscCall(MatCMRSCUDASetBlockSize(A, b[v]));
-  if (v < 10) PetscCall(MatCMRSCUDASetSort(A, s[v]));
-  else {
+  PetscCall(MatCMRSCUDASetSort(A, v < 10 ? s[v] : (PetscBool)(v == 25)));
+  if (v < 10) PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_variant", "basic"));
+  else if (v < 14) {
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_variant", "padded"));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_buffer_columns", M[v - 10]));
-    PetscCall(MatSetFromOptions(A));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_buffer_columns"));
+  } else {
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_variant", "scan"));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_warp_strips", S[v - 14]));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_unroll", U[v - 14]));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_device_convert", D[v - 14]));
   }
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_buffer_columns"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_warp_strips"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_unroll"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_device_convert"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -86,9 +102,9 @@ static PetscErrorCode GetVariants(const char *type, Variants *var)
     var->apply = ApplyRgCSR;
     var->count = 8;
   } else if (cmrs) {
-    var->label = "(height, sort, block size) combinations, then the padded variant";
+    var->label = "(height, sort, block size) combinations, then the padded and the scan variants";
     var->apply = ApplyCMRS;
-    var->count = 14;
+    var->count = 26;
   } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -47,17 +47,28 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreate(PetscInt, PetscInt, const PetscI
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreatePadded(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscBool, MatCMRSLayout *);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *, const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
+
+/* The kernels (-mat_cmrs_variant): Algorithm 1, the padded variant of section 6.7, the H100 segmented-scan kernel */
+#define CMRS_VARIANT_BASIC  0
+#define CMRS_VARIANT_PADDED 1
+#define CMRS_VARIANT_SCAN   2
 
 /* The type's data */
 typedef struct {
   PetscInt  height_option, block_option; /* -mat_cmrs_height (0: automatic), -mat_cmrs_block_size */
   PetscBool sort;                        /* -mat_cmrs_sort */
-  PetscInt  variant;                     /* 0 basic (Algorithm 1), 1 padded (section 6.7 of the 2014 paper) */
+  PetscInt  variant;                     /* CMRS_VARIANT_BASIC, _PADDED or _SCAN */
   PetscInt  M_option;                    /* -mat_cmrs_buffer_columns: the padded variant's buffer width */
+  PetscInt  warp_strips_option;          /* -mat_cmrs_warp_strips: strips per warp of the scan variant (0: automatic) */
+  PetscInt  unroll;                      /* -mat_cmrs_unroll: passes of 32 entries loaded ahead by the scan kernel */
+  PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
   /* the device copy */
   PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
+  PetscInt       warp_strips;                 /* > 0: the scan kernel runs, with this many strips per warp */
   PetscBool      packed, sorted;
+  PetscBool      device_built; /* the layout was packed on the GPU (MatCMRSCUDALaunchPack) */
   PetscCount     nnz;
   PetscCount    *d_sp;
   unsigned int  *d_col;
@@ -67,4 +78,6 @@ typedef struct {
 } Mat_SeqCMRSCUDA;
 
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScan(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchPack(PetscInt, PetscInt, PetscInt, const PetscInt *, unsigned int *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *);

@@ -1,0 +1,168 @@
+/*
+  The CMRS "scan" kernel: an H100 kernel on the unsorted CMRS layout (strips, StripPtr, RowInStrip packed in the
+  column indices, Val; the layout of Algorithm 1, unchanged). It differs from the papers' kernels in how a warp
+  reduces its products, see docs/cmrs.md:
+
+  - a warp takes S consecutive strips (S x height rows), whose entries are contiguous, in passes of 32;
+  - each lane loads one entry per pass, U passes ahead (column, value, then x), so a warp has U x 32 loads of
+    each array in flight before it adds anything;
+  - in an unsorted strip the entries come row after row, so the warp's local row q = strip-in-warp x height +
+    RowInStrip never decreases along a pass: a segmented inclusive scan over the lanes (head flags by ballot,
+    only as many shuffle steps as the longest row piece in the pass needs) leaves each row's sum in its last
+    lane, which adds it to the row's partial sum in shared memory (one cell per row: S x height sums per warp,
+    never the height x 32 buffer of Algorithm 1, and no reduction of that buffer at the end);
+  - the warp writes its S x height results with coalesced stores.
+
+  No atomics; the order of every addition depends only on the layout, S and U, so results are bitwise
+  reproducible. Sorted strips (rows interleaved) cannot be scanned: they use Algorithm 1.
+*/
+#include <petscgpumat/private/cmrsimpl.h>
+#include <petscgpumat/private/gpumatcuda.h>
+
+namespace
+{
+constexpr int          kWarp = 32;
+constexpr unsigned int kFull = 0xffffffffu;
+
+template <int S, int U, bool PACKED>
+__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  extern __shared__ unsigned char cmrs_smem[];
+  const int       lane = threadIdx.x % kWarp, rows = S * H;
+  PetscScalar    *acc  = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * rows;
+  const long long s0   = ((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp) * S;
+  long long       bnd[S + 1]; /* the warp's strip pointers */
+
+  if (s0 >= strips) return; /* the whole warp leaves together */
+  {
+    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
+
+#pragma unroll
+    for (int t = 0; t < S; t++) bnd[t] = __shfl_sync(kFull, mine, t);
+    bnd[S] = sp[min(s0 + S, (long long)strips)];
+  }
+  for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
+  __syncwarp();
+  for (long long base = bnd[0]; base < bnd[S]; base += U * kWarp) {
+    unsigned int c[U];
+    int          r[U];
+    PetscScalar  v[U], xv[U];
+
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const long long k = base + u * kWarp + lane;
+
+      c[u] = k < bnd[S] ? col[k] : 0u;
+      v[u] = k < bnd[S] ? val[k] : (PetscScalar)0;
+      if (!PACKED) r[u] = k < bnd[S] ? (int)ris[k] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const long long k = base + u * kWarp + lane;
+
+      xv[u] = k < bnd[S] ? __ldg(x + (PACKED ? (c[u] & CMRS_COL_MASK) : c[u])) : (PetscScalar)0;
+      if (PACKED) r[u] = (int)(c[u] >> CMRS_COL_BITS);
+    }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      const long long k     = base + u * kWarp + lane;
+      const bool      valid = k < bnd[S];
+      int             g     = 0;
+
+      if (base + u * kWarp >= bnd[S]) break; /* warp-uniform */
+#pragma unroll
+      for (int t = 1; t < S; t++) g += k >= bnd[t];
+      const int          q     = valid ? g * H + r[u] : rows; /* lanes past the end form a segment of their own */
+      const int          qup   = __shfl_up_sync(kFull, q, 1);
+      const unsigned int heads = __ballot_sync(kFull, lane == 0 || q != qup);
+      const int          first = 31 - __clz(heads & (kFull >> (31 - lane))); /* the lane where this lane's row piece starts */
+      const int          reach = __reduce_max_sync(kFull, (unsigned int)(lane - first));
+      PetscScalar        p     = v[u] * xv[u];
+
+      for (int off = 1; off <= reach; off *= 2) {
+        const PetscScalar t = __shfl_up_sync(kFull, p, off);
+
+        if (lane - off >= first) p += t;
+      }
+      if (valid && (lane == kWarp - 1 || (heads >> (lane + 1) & 1u))) acc[q] += p; /* the last lane of a row piece */
+      __syncwarp(); /* the next pass may add to the same row from another lane */
+    }
+  }
+  for (int q = lane; q < rows; q += kWarp) {
+    const long long row = s0 * H + q;
+
+    if (row < m) z[row] = y ? y[row] + acc[q] : acc[q];
+  }
+}
+
+template <int S, int U>
+void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  const int          warps  = (int)c->block / kWarp;
+  const unsigned int blocks = (unsigned int)((c->strips + (PetscInt)warps * S - 1) / ((PetscInt)warps * S));
+  const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
+
+  if (shmem > 48 * 1024) {
+    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    else (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  }
+  if (c->packed) cmrs_mult_scan<S, U, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult_scan<S, U, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+}
+
+template <int U>
+PetscErrorCode launch_scan_strips(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  switch (c->warp_strips) {
+  case 1: launch_scan<1, U>(c, stream, x, y, z); break;
+  case 2: launch_scan<2, U>(c, stream, x, y, z); break;
+  case 4: launch_scan<4, U>(c, stream, x, y, z); break;
+  case 8: launch_scan<8, U>(c, stream, x, y, z); break;
+  case 16: launch_scan<16, U>(c, stream, x, y, z); break;
+  case 32: launch_scan<32, U>(c, stream, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS strips per warp %" PetscInt_FMT, c->warp_strips);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* RowInStrip into the 4 high bits of the CSR column indices already on the device (one thread per row), and StripPtr */
+__global__ void cmrs_pack(int m, int H, int strips, const PetscInt *__restrict__ ai, unsigned int *col, PetscCount *sp)
+{
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (i < m) {
+    const unsigned int r = (unsigned int)(i % H) << CMRS_COL_BITS;
+
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) col[k] |= r;
+  }
+  if (i <= strips) sp[i] = ai[min(i * H, (long long)m)];
+}
+} // namespace
+
+PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (c->unroll) {
+  case 1: PetscCall(launch_scan_strips<1>(c, stream, x, y, z)); break;
+  case 2: PetscCall(launch_scan_strips<2>(c, stream, x, y, z)); break;
+  case 4: PetscCall(launch_scan_strips<4>(c, stream, x, y, z)); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS unroll %" PetscInt_FMT, c->unroll);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSCUDALaunchPack(PetscInt m, PetscInt H, PetscInt strips, const PetscInt *ai, unsigned int *col, PetscCount *sp)
+{
+  const unsigned int threads = 256, blocks = (unsigned int)((PetscMax(m, strips + 1) + threads - 1) / threads);
+
+  PetscFunctionBegin;
+  cmrs_pack<<<blocks, threads>>>((int)m, (int)H, (int)strips, ai, col, sp);
+  PetscCallCUDA(cudaGetLastError());
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
