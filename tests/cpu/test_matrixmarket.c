@@ -819,6 +819,91 @@ static PetscErrorCode TestRealMatrices(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Index sizes: 2^40 rows and nnz beyond memory are refused in either build; with 64-bit PetscInt a 1 x (2^32 + 1)
+   matrix loads with its entry at column 2^32 + 1, and converting it to each GPU type either works or fails with a
+   clear error (the device indices are 32-bit), never a crash; with 32-bit PetscInt the header is refused */
+static PetscErrorCode TestIndexSizes(void)
+{
+  char        path[PETSC_MAX_PATH_LEN];
+  PetscMPIInt size;
+  const char *wide = "%%MatrixMarket matrix coordinate real general\n1 4294967297 2\n1 4294967297 2.5\n1 1 1\n";
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(TestError("2^40 x 2^40 with one entry", "%%MatrixMarket matrix coordinate real general\n1099511627776 1099511627776 1\n1 1 1\n"));
+  PetscCall(TestError("2^40 x 1 with 2^40 entries declared (beyond memory), 1 present", "%%MatrixMarket matrix coordinate real general\n1099511627776 1 1099511627776\n1 1 1\n"));
+  PetscCall(TestError("2^40 x 2^40 array", "%%MatrixMarket matrix array real general\n1099511627776 1099511627776\n1\n"));
+  PetscCall(TestError("symmetric 2^40, nnz 2^62", "%%MatrixMarket matrix coordinate real symmetric\n1099511627776 1099511627776 4611686018427387904\n1 1 1\n"));
+  PetscCall(TestError("row index 2^40 in a 3 x 3", "%%MatrixMarket matrix coordinate real general\n3 3 1\n1099511627776 1 1\n"));
+  PetscCall(TestError("row index 2^63 (overflows 64 bits)", "%%MatrixMarket matrix coordinate real general\n3 3 1\n9223372036854775808 1 1\n"));
+#if defined(PETSC_USE_64BIT_INDICES)
+  {
+    Mat            A = NULL;
+    PetscErrorCode ierr;
+    const char    *msg;
+    PetscInt       M = 0, N = 0, rs, re;
+    PetscBool      ok;
+    const char    *types[] = {"ellrcuda", "rgcsrcuda", "cmrscuda"};
+
+    PetscCall(WriteBytes("wide 1 x 2^32+1", wide, strlen(wide), PETSC_FALSE, path));
+    PetscCall(PetscOptionsSetValue(NULL, "-matrixmarket_max_dim", "4294967297"));
+    PetscCall(Load(path, NULL, &A, &ierr, &msg));
+    PetscCall(PetscOptionsClearValue(NULL, "-matrixmarket_max_dim"));
+    ok = (PetscBool)(!ierr && A);
+    if (ok) {
+      PetscCall(MatGetSize(A, &M, &N));
+      PetscCall(MatGetOwnershipRange(A, &rs, &re));
+      ok = (PetscBool)(M == 1 && N == ((PetscInt)1 << 32) + 1);
+      if (ok && rs == 0 && re == 1) {
+        PetscInt           nc, zero = 0;
+        const PetscInt    *cols;
+        const PetscScalar *vals;
+
+        PetscCall(MatGetRow(A, zero, &nc, &cols, &vals));
+        ok = (PetscBool)(nc == 2 && cols[0] == 0 && cols[1] == ((PetscInt)1 << 32) && vals[0] == 1.0 && vals[1] == 2.5);
+        PetscCall(MatRestoreRow(A, zero, &nc, &cols, &vals));
+      }
+    }
+    PetscCall(Report(ok, "64-bit PetscInt: 1 x (2^32 + 1) matrix loads with its entry at column 2^32 + 1", "error %d (%s), %" PetscInt_FMT " x %" PetscInt_FMT, (int)ierr, msg, M, N));
+    if (ok && size == 1) {
+      PetscCall(PetscGPUMatInitializePackage());
+      for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+        Mat            B = NULL;
+        PetscErrorCode e2;
+        char           what[256];
+
+        const char    *where = "MatConvert";
+
+        PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+        e2 = MatConvert(A, types[t], MAT_INITIAL_MATRIX, &B);
+        if (!e2) {
+          MatGPUMatInfo info;
+
+          where = "MatGPUMatGetInfo (the conversion itself accepted it)";
+          e2    = MatGPUMatGetInfo(B, &info);
+        }
+        PetscCall(PetscPopErrorHandler());
+        if (e2) {
+          const char *text;
+          char       *specific;
+
+          PetscCall(PetscErrorMessage(e2, &text, &specific));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# %s: error %d in %s: %s\n", types[t], (int)e2, where, specific));
+        }
+        PetscCall(PetscSNPrintf(what, sizeof(what), "64-bit PetscInt: 1 x (2^32 + 1) to %s: %s (%d)", types[t], e2 ? "refused with a clear error" : "accepted (any 32-bit limit is checked when the device copy is built)", (int)e2));
+        PetscCall(Report((PetscBool)(e2 == PETSC_SUCCESS || e2 == PETSC_ERR_SUP || e2 == PETSC_ERR_ARG_OUTOFRANGE || e2 == PETSC_ERR_INT_OVERFLOW), what, "unexpected error code %d", (int)e2));
+        PetscCall(MatDestroy(&B));
+      }
+    }
+    PetscCall(MatDestroy(&A));
+  }
+#else
+  PetscCall(WriteBytes("wide 1 x 2^32+1", wide, strlen(wide), PETSC_FALSE, path));
+  PetscCall(ExpectError("32-bit PetscInt: 1 x (2^32 + 1) header refused (does not fit in PetscInt)", path, PETSC_ERR_FILE_UNEXPECTED));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscMPIInt rank;
@@ -838,6 +923,7 @@ int main(int argc, char **argv)
 
   PetscCall(TestValidFiles());
   PetscCall(TestMalformedFiles());
+  PetscCall(TestIndexSizes());
   PetscCall(TestRealMatrices());
 
   PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
