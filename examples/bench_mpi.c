@@ -1,5 +1,6 @@
 static const char help[] = "MPI scaling of MatMult and of a CG solve on a 3-D 7-point Laplacian, for several matrix types in one run.\n"
-                           "  -types aijcusparse,ellrcuda   types to time (each converted from the same MPIAIJ matrix)\n"
+                           "  -types aijcusparse,ellrcuda   types to time (each converted from the same MPIAIJ matrix); type+vecscatter:\n"
+                           "                                our type with PETSc's VecScatter for the ghost values instead of the staged exchange\n"
                            "  -grid nx,ny,nz                the grid (default 200,200,200)\n"
                            "  -weak                         weak scaling: nz is multiplied by the number of ranks\n"
                            "  -reps 50                      timed MatMult runs (median, min, max over the runs)\n"
@@ -124,10 +125,19 @@ int main(int argc, char **argv)
     PetscInt   its;
     PetscBool  host;
 
-    PetscCall(PetscStrcmpAny(types[t], &host, MATAIJ, MATMPIAIJ, MATSEQAIJ, ""));
+    char      *plus;
+    char       type[64];
+
+    /* "ellrcuda+vecscatter": our type with PETSc's VecScatter for the halo instead of the staged exchange */
+    PetscCall(PetscStrncpy(type, types[t], sizeof(type)));
+    PetscCall(PetscStrchr(type, '+', &plus));
+    if (plus) *plus = 0;
+    PetscCall(PetscStrcmpAny(type, &host, MATAIJ, MATMPIAIJ, MATSEQAIJ, ""));
     if (!gpu && !host) continue;
-    PetscCall(MatConvert(A, types[t], MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+    if (plus) PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_vecscatter", "1"));
     PetscCall(MatSetFromOptions(B));
+    if (plus) PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
     PetscCall(MatCreateVecs(B, &x, &y));
     PetscCall(VecSetRandom(x, NULL));
     PetscCall(MatMult(B, x, y)); /* warm-up: builds the device copy */

@@ -110,11 +110,11 @@ if has mpiscale; then
   # MatMult and CG scaling over the GPUs of the machine, one rank per GPU (examples/bench_mpi): weak (200^3 = 8 M
   # rows per GPU) and strong (320^3 = 32.8 M rows); MPISCALE_TYPES picks the types
   ngpu=$(nvidia-smi -L | wc -l)
-  types=${MPISCALE_TYPES:-aijcusparse,ellrcuda,rgcsrcuda,cmrscuda}
+  types=${MPISCALE_TYPES:-aijcusparse,ellrcuda,ellrcuda+vecscatter,rgcsrcuda,cmrscuda}
   for np in $(seq 1 $ngpu); do
     [[ $np == 1 || $np == 2 || $np == 4 || $np == 8 || $np == $ngpu ]] || continue
     timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 200,200,200 -weak -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
-    timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 320,320,320 -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
+    timeout 240 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 320,320,320 -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
   done 2>&1 | tee "$out/mpiscale.txt"
 fi
 if has demo; then

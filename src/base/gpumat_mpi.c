@@ -12,6 +12,7 @@
   the diagonal block multiplies, then the off-diagonal block adds its part.
 */
 #include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice.h>
 
 typedef struct {
   const MatGPUFormat *format;
@@ -21,6 +22,8 @@ typedef struct {
   PetscObjectState    halostate;     /* the nonzero state the halo was built for */
   PetscBool           halo_built;
   VecScatter          halo;     /* x -> the entries of x the off-diagonal block multiplies */
+  MatGPUMatHalo      *staged;   /* the same exchange for forward products, overlapping the diagonal block (NULL: use halo) */
+  PetscBool           use_vecscatter; /* -mat_gpumat_halo_vecscatter: forward products use PETSc's VecScatter too */
   Vec                 ghost[2]; /* those entries on the host [0] and on the device [1], created at first use */
   PetscInt            nghost;
 } Mat_MPIGPUMat;
@@ -206,6 +209,7 @@ static PetscErrorCode MatMPIGPUMatSetUpBlock(Mat A, Mat X, PetscBool offdiag, Ma
 static PetscErrorCode MatMPIGPUMatDestroyHalo(Mat_MPIGPUMat *m)
 {
   PetscFunctionBegin;
+  PetscCall(MatGPUMatHaloDestroy(&m->staged));
   PetscCall(VecScatterDestroy(&m->halo));
   PetscCall(VecDestroy(&m->ghost[0]));
   PetscCall(VecDestroy(&m->ghost[1]));
@@ -240,6 +244,7 @@ static PetscErrorCode MatMPIGPUMatSetUp_Private(Mat A, PetscBool assembled)
     PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, A->cmap->n, A->cmap->N, NULL, &gx));
     PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, m->nghost, NULL, &lx));
     PetscCall(VecScatterCreate(gx, cols, lx, NULL, &m->halo));
+    PetscCall(MatGPUMatHaloCreate(A, m->halo, &m->staged));
     PetscCall(VecDestroy(&lx));
     PetscCall(VecDestroy(&gx));
     PetscCall(ISDestroy(&cols));
@@ -250,7 +255,7 @@ static PetscErrorCode MatMPIGPUMatSetUp_Private(Mat A, PetscBool assembled)
 }
 
 /* The blocks and the ghost vector for a product with input x: on the device when x is a device vector */
-static PetscErrorCode MatMPIGPUMatPrepare(Mat A, Vec x, Mat *Ad, Mat *Ao, Vec *ghost)
+static PetscErrorCode MatMPIGPUMatPrepare(Mat A, Vec x, Mat *Ad, Mat *Ao, Vec *ghost, PetscBool *device)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
   PetscBool      iscuda, bound;
@@ -268,36 +273,71 @@ static PetscErrorCode MatMPIGPUMatPrepare(Mat A, Vec x, Mat *Ad, Mat *Ao, Vec *g
     PetscCall(VecSetType(m->ghost[d], d ? VECSEQCUDA : VECSEQ));
   }
   *ghost = m->ghost[d];
+  if (device) *device = (PetscBool)d;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The stream of PETSc's current device context, on which our products run */
+static PetscErrorCode MatMPIGPUMatStream(PetscBool device, void **stream)
+{
+  PetscDeviceContext dctx;
+  void              *handle = NULL;
+
+  PetscFunctionBegin;
+  *stream = NULL;
+  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  if (handle) *stream = *(void **)handle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ghost = the off-process entries of x, exchanged while the diagonal block computes `diag` (z = A_d x (+ y)) */
+static PetscErrorCode MatMPIGPUMatForwardHalo(Mat A, Vec x, Vec y, Vec z, Mat Ad, Vec ghost, PetscBool device)
+{
+  Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (m->staged && !m->use_vecscatter) {
+    void *stream;
+
+    PetscCall(MatMPIGPUMatStream(device, &stream));
+    PetscCall(MatGPUMatHaloBegin(A, m->staged, x, device, stream));
+    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
+    else PetscUseTypeMethod(Ad, mult, x, z);
+    PetscCall(MatGPUMatHaloEnd(A, m->staged, ghost, device, stream));
+  } else {
+    PetscCall(VecScatterBegin(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+    if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
+    else PetscUseTypeMethod(Ad, mult, x, z);
+    PetscCall(VecScatterEnd(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* y = A x: the halo exchange overlaps the diagonal block's product */
 static PetscErrorCode MatMult_MPIGPUMat(Mat A, Vec x, Vec y)
 {
-  Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
-  Mat            Ad, Ao;
-  Vec            ghost;
+  Mat       Ad, Ao;
+  Vec       ghost;
+  PetscBool device;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost));
-  PetscCall(VecScatterBegin(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  PetscUseTypeMethod(Ad, mult, x, y);
-  PetscCall(VecScatterEnd(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
+  PetscCall(MatMPIGPUMatForwardHalo(A, x, NULL, y, Ad, ghost, device));
   PetscUseTypeMethod(Ao, multadd, ghost, y, y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_MPIGPUMat(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
-  Mat            Ad, Ao;
-  Vec            ghost;
+  Mat       Ad, Ao;
+  Vec       ghost;
+  PetscBool device;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost));
-  PetscCall(VecScatterBegin(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
-  PetscUseTypeMethod(Ad, multadd, x, y, z);
-  PetscCall(VecScatterEnd(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
+  PetscCall(MatMPIGPUMatForwardHalo(A, x, y, z, Ad, ghost, device));
   PetscUseTypeMethod(Ao, multadd, ghost, z, z);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -310,7 +350,7 @@ static PetscErrorCode MatMultTranspose_MPIGPUMat(Mat A, Vec x, Vec y)
   Vec            ghost;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost));
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, NULL));
   PetscUseTypeMethod(Ao, multtranspose, x, ghost);
   PetscUseTypeMethod(Ad, multtranspose, x, y);
   PetscCall(VecScatterBegin(m->halo, ghost, y, ADD_VALUES, SCATTER_REVERSE));
@@ -325,7 +365,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIGPUMat(Mat A, Vec x, Vec y, Vec z)
   Vec            ghost;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost));
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, NULL));
   PetscUseTypeMethod(Ao, multtranspose, x, ghost);
   PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
   PetscCall(VecScatterBegin(m->halo, ghost, z, ADD_VALUES, SCATTER_REVERSE));
@@ -372,6 +412,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscOptionItems *Petsc
   if (m->hostops.setfromoptions) PetscCall((*m->hostops.setfromoptions)(A, PetscOptionsObject));
   /* the options of A's prefix set the holder's parameters, which then go to both blocks */
   PetscOptionsHeadBegin(PetscOptionsObject, m->format->title);
+  PetscCall(PetscOptionsBool("-mat_gpumat_halo_vecscatter", "Forward products exchange ghost values with PETSc's VecScatter instead of the staged exchange", "", m->use_vecscatter, &m->use_vecscatter, NULL));
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatParameterTargets(A, &n, targets));

@@ -18,6 +18,14 @@ __global__ void __launch_bounds__(kBlock) scatter_add_rows(PetscInt n, const Pet
   if (k < n) z[rows[k]] += w[k];
 }
 
+/* z[rows[k]] = w[k] */
+__global__ void __launch_bounds__(kBlock) scatter_rows(PetscInt n, const PetscInt *__restrict__ rows, const PetscScalar *__restrict__ w, PetscScalar *z)
+{
+  const PetscInt k = (PetscInt)blockIdx.x * kBlock + threadIdx.x;
+
+  if (k < n) z[rows[k]] = w[k];
+}
+
 /* w[k] = x[rows[k]] */
 __global__ void __launch_bounds__(kBlock) gather_rows(PetscInt n, const PetscInt *__restrict__ rows, const PetscScalar *__restrict__ x, PetscScalar *w)
 {
@@ -45,6 +53,17 @@ PetscErrorCode MatGPUMatLaunchGatherRows(void *s, PetscInt n, const PetscInt *ro
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   gather_rows<<<(unsigned int)((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(n, rows, x, w);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatLaunchScatterRows(void *s, PetscInt n, const PetscInt *rows, const PetscScalar *w, PetscScalar *z)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  scatter_rows<<<(unsigned int)((n + kBlock - 1) / kBlock), kBlock, 0, stream>>>(n, rows, w, z);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -314,6 +314,11 @@ static PetscErrorCode TestExplicitMPIType(const Format *f)
   PetscCall(IsType(A, f->mpitype, &flg));
   TEST_CHECK(flg, "%s, %d rank(s): MatSetType(%s) gives that type", f->root, size, f->mpitype);
   PetscCall(TestMPIProducts(A, S, VECSTANDARD, 6, f->mpitype));
+  /* forward products through PETSc's VecScatter instead of the staged exchange */
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_vecscatter", "1"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
+  PetscCall(TestMPIProducts(A, S, VECSTANDARD, 7, "with -mat_gpumat_halo_vecscatter"));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&S));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -17,9 +17,9 @@ static const char help[] = "The MPI types on the GPU (any number of ranks, shari
 #include "../common/mpiutil.h"
 
 /* The variants each root type runs with: options applied to the parallel matrix (they reach both blocks) */
-static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4"};
-static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2"};
-static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded"};
+static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4", "-mat_gpumat_halo_vecscatter"};
+static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2", "-mat_gpumat_halo_vecscatter"};
+static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded", "-mat_gpumat_halo_vecscatter"};
 
 static PetscErrorCode ApplyVariant(Mat A, const char *opts)
 {
@@ -28,6 +28,7 @@ static PetscErrorCode ApplyVariant(Mat A, const char *opts)
   PetscCall(PetscOptionsInsertString(NULL, opts));
   PetscCall(MatSetFromOptions(A));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
@@ -70,7 +71,7 @@ static PetscErrorCode CheckReproducible(Mat A, const char *label)
 static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
 {
   const char *const *variants;
-  PetscInt           nv = 3;
+  PetscInt           nv = 4;
   PetscBool          isellr, isrgcsr;
 
   PetscFunctionBeginUser;

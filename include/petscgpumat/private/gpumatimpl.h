@@ -82,6 +82,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 
 /*
@@ -96,6 +97,13 @@ PETSC_INTERN PetscErrorCode MatGPUMatComposeConvert(Mat, const char[], const cha
 PETSC_INTERN PetscErrorCode MatGPUMatRegisteredTypes(PetscInt *, const MatGPUFormat *const **, const char *const **);
 PETSC_INTERN PetscErrorCode MatGPUMatParameterTargets(Mat, PetscInt *, Mat[]);
 PETSC_INTERN PetscErrorCode MatGPUMatParameterSource(Mat, Mat *);
+
+/* The staged halo exchange of the MPI types' forward products (src/base/gpumat_halo.c) */
+typedef struct _MatGPUMatHalo MatGPUMatHalo;
+PETSC_INTERN PetscErrorCode MatGPUMatHaloCreate(Mat, VecScatter, MatGPUMatHalo **);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloDestroy(MatGPUMatHalo **);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloBegin(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloEnd(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
 
 /* The body of a public setter: the format's method on a seq matrix; on an MPI type, on its parameter holder and blocks */
 #define MatGPUMatTryMethodAll(A, name, type, value) \
