@@ -32,6 +32,16 @@ bench() { # label, timeout, bench arguments...
 }
 BENCH=$B/examples/bench_spmv
 S=mat_cmrs_variant:scan
+if [[ $what == *bench* ]]; then
+  for p in "lap3d7 -n 150" "lap2d5 -n 2000"; do
+    bench "${p%% *}" 120 -problem $p -reps 100 -types aijcusparse,sellcuda,ellrcuda,cmrscuda -variants \
+      mat_cmrs_variant:basic,mat_cmrs_variant:padded,$S+mat_cmrs_device_convert:0,$S+mat_cmrs_warp_strips:4,$S+mat_cmrs_warp_strips:1,$S+mat_cmrs_unroll:4,$S+mat_cmrs_unroll:1,$S+mat_cmrs_block_size:64,$S+mat_cmrs_block_size:256,$S+mat_cmrs_height:8,$S+mat_cmrs_height:4
+  done 2>&1 | tee "$out/bench.txt"
+  for f in "ego-twitter 8" "soc-Slashdot0902 22"; do
+    set -- $f
+    bench "$1" 100 -f "$M/$1.mtx.gz" -replicate $2 -reps 50 -types aijcusparse,sellcuda,cmrscuda -variants mat_cmrs_variant:basic,mat_cmrs_variant:padded,$S+mat_cmrs_warp_strips:1
+  done 2>&1 | tee -a "$out/bench.txt"
+fi
 if [[ $what == *tests* ]]; then
   {
     timeout 200 $B/tests/gpu/test_gpu_products -types cmrscuda -matrices_dir $M \
@@ -43,30 +53,6 @@ if [[ $what == *tests* ]]; then
     grep ^FAIL $work/t2.txt | head
     tail -3 $work/t2.txt
   } 2>&1 | tee "$out/tests.txt"
-fi
-if [[ $what == *bench* ]]; then
-  for p in "lap3d7 -n 150" "lap2d5 -n 2000"; do
-    bench "${p%% *}" 120 -problem $p -reps 100 -types aijcusparse,sellcuda,ellrcuda,cmrscuda -variants \
-      mat_cmrs_variant:basic,mat_cmrs_variant:padded,$S+mat_cmrs_device_convert:0,$S+mat_cmrs_warp_strips:1,$S+mat_cmrs_warp_strips:4,$S+mat_cmrs_unroll:2,$S+mat_cmrs_unroll:1,$S+mat_cmrs_warp_strips:1+mat_cmrs_unroll:2,$S+mat_cmrs_block_size:64,$S+mat_cmrs_block_size:256,$S+mat_cmrs_block_size:512,$S+mat_cmrs_height:8,$S+mat_cmrs_height:4
-  done 2>&1 | tee "$out/bench.txt"
-fi
-if [[ $what == *ncu* ]]; then
-  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-  for p in "lap3d7 -n 150" "lap2d5 -n 2000"; do
-    timeout 90 "$ncu" --launch-skip 5 --launch-count 1 --kernel-name regex:'cmrs_mult' --section SpeedOfLight --section Occupancy \
-      --section MemoryWorkloadAnalysis --section LaunchStats --section WarpStateStats $BENCH -problem $p -reps 3 -types cmrscuda 2>&1
-  done | tee "$out/ncu.txt" | grep -E "cmrs_mult_scan|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Theoretical Occ|Registers Per|Stall|Warp Cycles Per Issued" | cut -c1-120 | head -50
-fi
-if [[ $what == *sweep* ]]; then
-  CSV=sweep
-  for p in "lap3d7 -n 150" "lap2d5 -n 2000" "lap3d27 -n 100" "rows -mean 64 -n 70" "rows -mean 16 -n 110" "rows -mean 256 -n 45"; do
-    v=mat_cmrs_variant:padded
-    for h in 2 4 8; do v=$v,mat_cmrs_variant:basic+mat_cmrs_height:$h; done
-    for h in 1 2 4 8 16; do v=$v,$S+mat_cmrs_height:$h; done
-    for b in 64 256 512; do v=$v,$S+mat_cmrs_block_size:$b,$S+mat_cmrs_height:4+mat_cmrs_block_size:$b; done
-    bench "${p// /_}" 100 -problem $p -reps 50 -types aijcusparse,cmrscuda -variants $v
-  done >"$out/sweep.txt" 2>&1
-  tail -5 "$out/sweep.txt"
 fi
 if [[ $what == *single* ]]; then
   sw=/tmp/cmrs-device-single
@@ -82,5 +68,23 @@ if [[ $what == *single* ]]; then
       bench "single-${p%% *}" 120 -problem $p -reps 50 -types aijcusparse,sellcuda,cmrscuda -variants $v
     done
   ) 2>&1 | tee "$out/single.txt" | grep -E "==|aijcusparse|cmrscuda " | head -20
+fi
+if [[ $what == *sweep* ]]; then
+  CSV=sweep
+  for p in "lap3d7 -n 150" "lap2d5 -n 2000" "lap3d27 -n 100" "rows -mean 64 -n 70" "rows -mean 16 -n 110" "rows -mean 256 -n 45"; do
+    v=mat_cmrs_variant:padded
+    for h in 2 4 8; do v=$v,mat_cmrs_variant:basic+mat_cmrs_height:$h; done
+    for h in 1 2 4 8 16; do v=$v,$S+mat_cmrs_height:$h; done
+    for b in 64 256 512; do v=$v,$S+mat_cmrs_block_size:$b,$S+mat_cmrs_height:4+mat_cmrs_block_size:$b; done
+    bench "${p// /_}" 100 -problem $p -reps 50 -types aijcusparse,cmrscuda -variants $v
+  done >"$out/sweep.txt" 2>&1
+  tail -5 "$out/sweep.txt"
+fi
+if [[ $what == *ncu* ]]; then
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  for p in "lap3d7 -n 150"; do
+    timeout 90 "$ncu" --launch-skip 5 --launch-count 1 --kernel-name regex:'cmrs_mult' --section SpeedOfLight --section Occupancy \
+      --section MemoryWorkloadAnalysis --section LaunchStats --section WarpStateStats $BENCH -problem $p -reps 3 -types cmrscuda 2>&1
+  done | tee "$out/ncu.txt" | grep -E "cmrs_mult_scan|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Theoretical Occ|Registers Per|Stall|Warp Cycles Per Issued" | cut -c1-120 | head -50
 fi
 exit 0

@@ -3,14 +3,14 @@
 
 static const MatGPUFormat MatGPUFormat_CMRS;
 
-static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "MatCMRSVariant", "MAT_CMRS_", NULL};
+static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto", "MatCMRSVariant", "MAT_CMRS_", NULL};
 
 /* defaults: the height chosen from the mean row length (0) and the variant, block size and scan kernel parameters
    from the H100 sweep; see docs/cmrs.md */
 #define CMRS_DEFAULT_HEIGHT  0
 #define CMRS_DEFAULT_BLOCK   128
-#define CMRS_DEFAULT_VARIANT CMRS_VARIANT_SCAN
-#define CMRS_DEFAULT_UNROLL  4
+#define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
+#define CMRS_DEFAULT_UNROLL  2
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -31,12 +31,19 @@ static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
   strips of 16. The height only sets how many strip pointers there are (and how many a lane compares its entry
   with), so the largest height is best; the rows per warp set the work of a warp.
 */
+#define CMRS_SCAN_HEIGHT 16 /* best in double and in single precision */
 #if defined(PETSC_USE_REAL_SINGLE)
-  #define CMRS_SCAN_HEIGHT 16
+  #define CMRS_SCAN_WARP_ROWS 64 /* single: 4 strips of 16 per warp measured faster on both Laplacians */
 #else
-  #define CMRS_SCAN_HEIGHT 16
+  #define CMRS_SCAN_WARP_ROWS 32
 #endif
-#define CMRS_SCAN_WARP_ROWS 32
+
+/* The variant in use: -mat_cmrs_variant auto (default) takes the scan kernel up to a mean row length of 32 */
+static PetscInt MatCMRSVariantInUse(const Mat_SeqCMRSCUDA *c, PetscInt m, PetscCount nnz)
+{
+  if (c->variant != CMRS_VARIANT_AUTO) return c->variant;
+  return nnz > (PetscCount)32 * m ? CMRS_VARIANT_BASIC : CMRS_VARIANT_SCAN;
+}
 
 static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option)
 {
@@ -52,13 +59,17 @@ static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
 {
   Mat_SeqCMRSCUDA *c;
   const PetscInt  *ai;
-  PetscInt         m = A->rmap->n;
+  PetscInt         m = A->rmap->n, variant;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
   *h = c->height_option;
-  if (!*h && c->variant == CMRS_VARIANT_PADDED) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
-  else if (!*h && c->variant == CMRS_VARIANT_SCAN && !c->sort) *h = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
+  if (!*h && c->variant == CMRS_VARIANT_AUTO && A->preallocated) {
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    variant = MatCMRSVariantInUse(c, m, m ? ai[m] : 0);
+  } else variant = c->variant == CMRS_VARIANT_AUTO ? CMRS_VARIANT_SCAN : c->variant;
+  if (!*h && variant == CMRS_VARIANT_PADDED) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
+  else if (!*h && variant == CMRS_VARIANT_SCAN && !c->sort) *h = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
   else if (!*h && A->preallocated) {
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     *h = MatCMRSAutomaticHeight(m, m ? ai[m] : 0);
@@ -189,7 +200,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
   PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
   if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
   variant = c->variant;
-  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32) or scan (H100 kernel on the basic layout: warp segmented scan, no padding)", "", MatCMRSVariants, 3, MatCMRSVariants[c->variant], &variant, &set));
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32), scan (H100 kernel on the basic layout: warp segmented scan, no padding) or auto (scan up to 32 entries per row, else basic)", "", MatCMRSVariants, 4, MatCMRSVariants[c->variant], &variant, &set));
   if (set && variant != c->variant) {
     c->variant = variant;
     PetscCall(MatGPUMatInvalidateStructure(A));
@@ -232,8 +243,9 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
-  else if (c->variant == CMRS_VARIANT_SCAN && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->block_option));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant == CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
+  else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 32 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
+  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->block_option));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
@@ -378,7 +390,7 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   c->block       = c->block_option; /* neither the block size nor the scan kernel's parameters change the layout */
-  c->warp_strips = c->variant == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option) : 0;
+  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option) : 0;
   if (c->warp_strips) PetscCall(MatCMRSCUDALaunchMultScan(args->stream, c, args->x, args->y, args->z));
   else PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -31,26 +31,28 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
   const int       lane = threadIdx.x % kWarp, rows = S * H;
   PetscScalar    *acc  = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * rows;
   const long long s0   = ((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp) * S;
-  long long       bnd[S + 1]; /* the warp's strip pointers */
+  int             bnd[S + 1]; /* the warp's strip pointers, from its first entry (32-bit: a warp holds < 2^31 entries) */
 
   if (s0 >= strips) return; /* the whole warp leaves together */
   {
-    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
+    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)], e0 = __shfl_sync(kFull, mine, 0);
 
 #pragma unroll
-    for (int t = 0; t < S; t++) bnd[t] = __shfl_sync(kFull, mine, t);
-    bnd[S] = sp[min(s0 + S, (long long)strips)];
+    for (int t = 0; t < S; t++) bnd[t] = (int)(__shfl_sync(kFull, mine, t) - e0);
+    bnd[S] = (int)(sp[min(s0 + S, (long long)strips)] - e0);
+    col += e0, val += e0; /* 32-bit offsets from here on */
+    if (!PACKED) ris += e0;
   }
   for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
   __syncwarp();
-  for (long long base = bnd[0]; base < bnd[S]; base += U * kWarp) {
+  for (int base = 0; base < bnd[S]; base += U * kWarp) {
     unsigned int c[U];
     int          r[U];
     PetscScalar  v[U], xv[U];
 
 #pragma unroll
     for (int u = 0; u < U; u++) {
-      const long long k = base + u * kWarp + lane;
+      const int k = base + u * kWarp + lane;
 
       c[u] = k < bnd[S] ? col[k] : 0u;
       v[u] = k < bnd[S] ? val[k] : (PetscScalar)0;
@@ -58,16 +60,16 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
-      const long long k = base + u * kWarp + lane;
+      const int k = base + u * kWarp + lane;
 
       xv[u] = k < bnd[S] ? __ldg(x + (PACKED ? (c[u] & CMRS_COL_MASK) : c[u])) : (PetscScalar)0;
       if (PACKED) r[u] = (int)(c[u] >> CMRS_COL_BITS);
     }
 #pragma unroll
     for (int u = 0; u < U; u++) {
-      const long long k     = base + u * kWarp + lane;
-      const bool      valid = k < bnd[S];
-      int             g     = 0;
+      const int  k     = base + u * kWarp + lane;
+      const bool valid = k < bnd[S];
+      int        g     = 0;
 
       if (base + u * kWarp >= bnd[S]) break; /* warp-uniform */
 #pragma unroll

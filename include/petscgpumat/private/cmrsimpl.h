@@ -54,6 +54,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
 #define CMRS_VARIANT_BASIC  0
 #define CMRS_VARIANT_PADDED 1
 #define CMRS_VARIANT_SCAN   2
+#define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 32, else basic (H100 sweep) */
 
 /* The type's data */
 typedef struct {
