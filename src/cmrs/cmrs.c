@@ -469,8 +469,12 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_height <h> - rows per strip, 1..16; 0 (default) chooses about 256 entries per strip from the mean row length
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
-.  -mat_cmrs_variant <basic,padded> - Algorithm 1 without padding (default), or the padded variant of section 6.7
--  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
+.  -mat_cmrs_variant <basic,padded,scan,auto> - Algorithm 1, the padded variant of section 6.7, the H100 scan kernel,
+                                                or auto (default: scan up to 32 entries per row, else basic); see docs/cmrs.md
+.  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
+.  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: 32 rows per warp, 64 in single precision)
+.  -mat_cmrs_unroll <U> - the scan kernel's passes of 32 entries loaded ahead: 1, 2 (default) or 4
+-  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner
 
