@@ -169,11 +169,12 @@ PetscErrorCode MatGPUMatHaloBegin(Mat A, MatGPUMatHalo *h, Vec x, PetscBool devi
   const PetscInt     ns = h->sendoff[h->nsend];
 
   PetscFunctionBegin;
+  /* pinned buffers replace the host ones before any message uses them */
+  if (device) PetscCall(MatGPUMatHaloSetUpDevice(A, h));
   /* the receive buffer may still feed the previous product's copy to the device */
   if (h->device_ready) PetscCallCUDA(cudaEventSynchronize(h->arrived));
   PetscCall(MatGPUMatHaloPostReceives(h));
   if (device) {
-    PetscCall(MatGPUMatHaloSetUpDevice(A, h));
     PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
     PetscCallCUDA(cudaEventRecord(h->xready, (cudaStream_t)stream));
     PetscCallCUDA(cudaStreamWaitEvent(h->stream, h->xready, 0));
