@@ -93,13 +93,17 @@ for np in 1 2 3; do
 done
 # the fuzzer's seed corpus and every input it ever crashed on (tests/fuzz/regressions/), through the normal build
 prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$root" ${vg:+-malloc_debug 0}
-# -help lists every option of each format (distinct option names counted in the help text)
-expect cpu-help-lists-ellr-options '^2$' \
-  bash -c "'$build/tests/cpu/test_gpumat_host' -help | grep -oE -- '-mat_ellr_(threads_per_row|max_fill)' | sort -u | wc -l"
+# -help lists every option of each format (distinct option names in the help text of MatSetFromOptions with -mat_type)
+helpcount() { # type, option pattern
+  echo "'$build/tests/cpu/test_options_help' -help -mat_type $1 | grep -E '^ +-mat_' | grep -oE -- '$2' | sort -u | wc -l"
+}
+expect cpu-help-lists-ellr-options '^3$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_compressed_rows)')"
 expect cpu-help-lists-rgcsr-options '^5$' \
-  bash -c "'$build/tests/cpu/test_rgcsr_layout' -help | grep -oE -- '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)' | sort -u | wc -l"
-expect cpu-help-lists-cmrs-options '^5$' \
-  bash -c "'$build/tests/cpu/test_cmrs_layout' -help | grep -oE -- '-mat_cmrs_(height|block_size|sort|variant|buffer_columns)' | sort -u | wc -l"
+  bash -c "$(helpcount rgcsrcuda '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)')"
+expect cpu-help-lists-cmrs-options '^8$' \
+  bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|device_convert)')"
+expect cpu-help-lists-mpi-options '^3$' \
+  bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_halo_vecscatter)')"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then

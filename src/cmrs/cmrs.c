@@ -549,7 +549,7 @@ PetscErrorCode MatCMRSCUDASetHeight(Mat A, PetscInt h)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, h, 2);
-  PetscTryMethod(A, "MatCMRSCUDASetHeight_C", (Mat, PetscInt), (A, h));
+  MatGPUMatTryMethodAll(A, "MatCMRSCUDASetHeight_C", PetscInt, h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -573,7 +573,7 @@ PetscErrorCode MatCMRSCUDAGetHeight(Mat A, PetscInt *h)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscAssertPointer(h, 2);
-  PetscUseMethod(A, "MatCMRSCUDAGetHeight_C", (Mat, PetscInt *), (A, h));
+  MatGPUMatUseMethodSource(A, "MatCMRSCUDAGetHeight_C", PetscInt *, h);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -598,7 +598,7 @@ PetscErrorCode MatCMRSCUDASetBlockSize(Mat A, PetscInt b)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, b, 2);
-  PetscTryMethod(A, "MatCMRSCUDASetBlockSize_C", (Mat, PetscInt), (A, b));
+  MatGPUMatTryMethodAll(A, "MatCMRSCUDASetBlockSize_C", PetscInt, b);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -623,6 +623,6 @@ PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, sort, 2);
-  PetscTryMethod(A, "MatCMRSCUDASetSort_C", (Mat, PetscBool), (A, sort));
+  MatGPUMatTryMethodAll(A, "MatCMRSCUDASetSort_C", PetscBool, sort);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
