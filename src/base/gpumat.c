@@ -229,6 +229,9 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
 
   PetscFunctionBegin;
   PetscCheck(!PetscDefined(USE_COMPLEX), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s supports real scalars only (this PETSc was configured with complex scalars)", format->name);
+  /* the device layouts index rows and columns with 32-bit integers (64-bit PetscInt builds can exceed them) */
+  PetscCheck((PetscInt64)A->rmap->n <= PETSC_INT32_MAX && (PetscInt64)A->cmap->n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s stores 32-bit row and column indices on the device: a %" PetscInt_FMT " x %" PetscInt_FMT " matrix does not fit (MATAIJCUSPARSE takes 64-bit indices)", format->name, A->rmap->n,
+             A->cmap->n);
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
   else if (reuse == MAT_REUSE_MATRIX) PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
   B = *newmat;
