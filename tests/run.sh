@@ -124,6 +124,7 @@ if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 
     prog memcheck-rgcsr-layout "${mc[@]}" "$build/tests/cpu/test_rgcsr_layout"
     prog memcheck-cmrs-layout "${mc[@]}" "$build/tests/cpu/test_cmrs_layout"
     prog memcheck-matrixmarket "${mc[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
+    prog memcheck-mpi-types-np2 mpiexec -n 2 "${mc[@]}" "$build/tests/cpu/test_mpi_host" -matrices_dir "$matrices"
     prog memcheck-fuzz-corpus "${mc[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$root" -malloc_debug 0
   else
     echo "  [memcheck] SKIP: valgrind is not installed"
