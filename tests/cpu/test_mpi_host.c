@@ -3,13 +3,16 @@ static const char help[] = "The MPI types without a GPU (run on 1, 2 and 3 ranks
 
 /*
   For each format's root type on the ranks of PETSC_COMM_WORLD: every creation path (MatSetType before and after
-  preallocation, MatConvert of an assembled MPIAIJ, MatCreateAIJ...CUDA(), MatLoad of a binary file, DMDA with
-  -dm_mat_type) gives our type with our seq type in both blocks; the format's options and setters reach both
+  preallocation, MatConvert of an assembled MPIAIJ, MatCreateAIJ...CUDA(), MatLoad of a binary file, DMDA and
+  DMPlex with -dm_mat_type) gives our type with our seq type in both blocks; the format's options and setters reach both
   blocks, also after MPIAIJ replaces the off-diagonal block; bad option values give errors; the four products on
   host vectors, and bound to the CPU, match the float64 reference; conversion back to MPIAIJ keeps every entry.
 */
 #include <petscgpumat.h>
 #include <petscdmda.h>
+#include <petscdmplex.h>
+#include <petscfe.h>
+#include <petscds.h>
 #include "../common/mpiutil.h"
 
 typedef struct {
@@ -302,6 +305,68 @@ static PetscErrorCode TestDMDA(const Format *f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  DMPlex with DMSetMatType(<root>) (what -dm_mat_type sets): a distributed 2-D quadrilateral mesh with one unknown per vertex; an element matrix
+  (a stiffness-like pattern with values depending on the cell) assembled through DMPlexMatSetClosure() into AIJ
+  and into our type gives the same products.
+*/
+static PetscErrorCode TestDMPlex(const Format *f)
+{
+  DM        dm, dist = NULL;
+  Mat       A[2];
+  Vec       x, y[2];
+  PetscInt  faces[2] = {7, 5}, cStart, cEnd;
+  PetscReal diff, norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_WORLD, 2, PETSC_FALSE, faces, NULL, NULL, NULL, PETSC_TRUE, 0, PETSC_FALSE, &dm));
+  PetscCall(DMPlexDistribute(dm, 0, NULL, &dist));
+  if (dist) {
+    PetscCall(DMDestroy(&dm));
+    dm = dist;
+  }
+  PetscCall(DMPlexGetHeightStratum(dm, 0, &cStart, &cEnd));
+  {
+    PetscFE fe; /* Q1 Lagrange: one unknown per vertex */
+
+    PetscCall(PetscFECreateLagrange(PETSC_COMM_SELF, 2, 1, PETSC_FALSE, 1, PETSC_DETERMINE, &fe));
+    PetscCall(DMSetField(dm, 0, NULL, (PetscObject)fe));
+    PetscCall(DMCreateDS(dm));
+    PetscCall(PetscFEDestroy(&fe));
+  }
+  for (PetscInt t = 0; t < 2; t++) {
+    PetscCall(DMSetMatType(dm, t ? f->root : MATAIJ)); /* what -dm_mat_type sets (the DMDA test goes through the option) */
+    PetscCall(DMCreateMatrix(dm, &A[t]));
+    for (PetscInt c = cStart; c < cEnd; c++) {
+      PetscScalar e[16];
+
+      for (PetscInt i = 0; i < 4; i++)
+        for (PetscInt j = 0; j < 4; j++) e[4 * i + j] = i == j ? 3.0 + 0.01 * (PetscReal)c : -1.0 + 0.001 * (PetscReal)(i + 4 * j);
+      PetscCall(DMPlexMatSetClosure(dm, NULL, NULL, A[t], c, e, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(A[t], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(CheckType(A[1], f, "DMPlex DMCreateMatrix() with DMSetMatType()", 0));
+  PetscCall(MatCreateVecs(A[0], &x, &y[0]));
+  PetscCall(TestFillVec(x, 13));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecSet(y[1], NAN));
+  PetscCall(MatMult(A[0], x, y[0]));
+  PetscCall(MatMult(A[1], x, y[1]));
+  PetscCall(VecAXPY(y[1], -1.0, y[0]));
+  PetscCall(VecNorm(y[1], NORM_INFINITY, &diff));
+  PetscCall(VecNorm(y[0], NORM_INFINITY, &norm));
+  TEST_CHECK(diff <= TestTolerance() * norm, "%s, %d rank(s): DMPlex 2-D quadrilateral mesh MatMult equals MPIAIJ's (difference %.2e)", f->root, size, (double)diff);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y[0]));
+  PetscCall(VecDestroy(&y[1]));
+  PetscCall(MatDestroy(&A[0]));
+  PetscCall(MatDestroy(&A[1]));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The explicit MPI type name works on any number of ranks, one included */
 static PetscErrorCode TestExplicitMPIType(const Format *f)
 {
@@ -359,6 +424,7 @@ int main(int argc, char **argv)
     }
     PetscCall(TestOptions(f));
     PetscCall(TestDMDA(f));
+    PetscCall(TestDMPlex(f));
     PetscCall(TestExplicitMPIType(f));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
