@@ -2,7 +2,8 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [sweep] [demo] [suite]    (default: tests bench demo)
+#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [demo] [none]
+#   (default: tests bench demo; none: only unpack)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -92,8 +93,8 @@ fi
 if has suite; then
   # the benchmark suite (tools/bench_suite.py): generated and real matrices x every type, one CSV; each matrix
   # under its own timeout, no case started after SUITE_BUDGET seconds (default 420: the whole call fits in 9 minutes)
-  PYTHONUNBUFFERED=1 timeout 560 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
-    --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-420}" 2>&1 | tee "$out/suite.txt"
+  PYTHONUNBUFFERED=1 timeout 575 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
+    --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-470}" 2>&1 | tee "$out/suite.txt"
 fi
 if has mpitests; then
   # the MPI types with one rank per GPU (2 and all GPUs of the machine), then 2 ranks sharing each GPU
