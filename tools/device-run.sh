@@ -92,7 +92,7 @@ if has sanitize; then
 fi
 if has suite; then
   # the benchmark suite (tools/bench_suite.py): generated and real matrices x every type, one CSV; each matrix
-  # under its own timeout, no case started after SUITE_BUDGET seconds (default 420: the whole call fits in 9 minutes)
+  # under its own timeout, no case started after SUITE_BUDGET seconds (default 470: the whole call fits in 10 minutes)
   PYTHONUNBUFFERED=1 timeout 575 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
     --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-470}" 2>&1 | tee "$out/suite.txt"
 fi
