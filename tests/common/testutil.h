@@ -282,10 +282,10 @@ static inline PetscErrorCode TestRelativeError(PetscInt n, const PetscScalar *z,
   for (PetscInt i = 0; i < n; i++) {
     double zi = (double)z[i];
 
-    if (PetscIsNanReal(zi) != PetscIsNanReal(ref[i])) *nan_mismatch = PETSC_TRUE;
-    if (PetscIsNanReal(ref[i])) continue;
-    num = PetscMax(num, PetscAbsReal(zi - ref[i]));
-    den = PetscMax(den, PetscAbsReal(ref[i]));
+    if (isnan(zi) != isnan(ref[i])) *nan_mismatch = PETSC_TRUE;
+    if (isnan(ref[i])) continue;
+    num = PetscMax(num, fabs(zi - ref[i]));
+    den = PetscMax(den, fabs(ref[i]));
   }
   *err = num / PetscMax(den, 1e-300);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -305,10 +305,10 @@ static inline PetscErrorCode TestReferenceMagnitude(Mat A, PetscBool trans, cons
   PetscFunctionBeginUser;
   PetscCall(MatGetSize(A, &m, &n));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
-  for (PetscInt k = 0; k < (trans ? n : m); k++) mag[k] = y ? PetscAbsReal((double)y[k]) : 0.0;
+  for (PetscInt k = 0; k < (trans ? n : m); k++) mag[k] = y ? fabs((double)y[k]) : 0.0;
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
-      const double t = PetscAbsReal((double)aa[k] * (double)(trans ? x[i] : x[aj[k]]));
+      const double t = fabs((double)aa[k] * (double)(trans ? x[i] : x[aj[k]]));
 
       mag[trans ? aj[k] : i] += t;
     }
@@ -325,9 +325,9 @@ static inline PetscErrorCode TestScaledError(PetscInt n, const PetscScalar *z, c
   for (PetscInt i = 0; i < n; i++) {
     const double zi = (double)z[i];
 
-    if (PetscIsNanReal(zi) != PetscIsNanReal(ref[i])) *nan_mismatch = PETSC_TRUE;
-    if (PetscIsNanReal(ref[i])) continue;
-    num = PetscMax(num, PetscAbsReal(zi - ref[i]));
+    if (isnan(zi) != isnan(ref[i])) *nan_mismatch = PETSC_TRUE;
+    if (isnan(ref[i])) continue;
+    num = PetscMax(num, fabs(zi - ref[i]));
     den = PetscMax(den, mag[i]);
   }
   *err = num / PetscMax(den, 1e-300);

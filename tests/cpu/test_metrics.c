@@ -6,7 +6,7 @@ static const char help[] = "The benchmark's metrics (GFLOPS, beta+-, eta+-) on s
 
 static PetscBool Close(double a, double b)
 {
-  return (PetscBool)(PetscAbsReal(a - b) <= 1e-12 * PetscMax(1.0, PetscAbsReal(b)));
+  return (PetscBool)(fabs(a - b) <= 1e-12 * PetscMax(1.0, fabs(b)));
 }
 
 int main(int argc, char **argv)
