@@ -152,6 +152,7 @@ prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types el
 prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
 if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
+  expect gpu-solve-check-np2 'cmrscuda +\|' mpiexec -n 2 "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda -n 32 -check
   expect gpu-log-view-events 'GPUMatBuild +1 ' "$build/examples/solve" -types ellrcuda -n 16 -log_view
   expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
   same_output gpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
@@ -161,7 +162,7 @@ if [[ $gpu_reason == available ]]; then
   same_output gpu-petsc-ex2-dll-append-rgcsr "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
     "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type rgcsrcuda -mat_rgcsr_sort_window 3600 -vec_type cuda"
 else
-  for t in gpu-solve-check gpu-log-view-events gpu-mat-view-info gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
+  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-mat-view-info gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi
