@@ -140,21 +140,6 @@ static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Put our function in slot `op` unless it is there; remember what was there as the host op. */
-#define GPUMAT_OVERRIDE(A, g, op, fn) \
-  do { \
-    if ((A)->ops->op != (fn)) { \
-      (g)->hostops.op = (A)->ops->op; \
-      (A)->ops->op    = (fn); \
-    } \
-  } while (0)
-/* Give slot `op` back to the host op (bound to the CPU); a parent's newer op there becomes the host op. */
-#define GPUMAT_RESTORE(A, g, op, fn) \
-  do { \
-    if ((A)->ops->op == (fn)) (A)->ops->op = (g)->hostops.op; \
-    else (g)->hostops.op = (A)->ops->op; \
-  } while (0)
-
 /*
   Install our ops, or the host ones for the compute slots when bound to the CPU. Called at conversion and
   after every chained parent call, because SeqAIJ may rewrite slots of its own (e.g. in MatAssemblyEnd).
@@ -210,9 +195,13 @@ static PetscErrorCode MatGPUMatUninstallOps(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetDefaultVecType_Private(Mat A, VecType type)
+/* The default vector type of a converted matrix (gpu: VECCUDA where a device can be used) or of a stripped one */
+PetscErrorCode MatGPUMatSetVecType(Mat A, PetscBool gpu)
 {
+  VecType type = VECSTANDARD;
+
   PetscFunctionBegin;
+  if (gpu) PetscCall(MatGPUMatDefaultVecType(&type));
   PetscCall(PetscFree(A->defaultvectype));
   PetscCall(PetscStrallocpy(type, &A->defaultvectype));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -247,12 +236,7 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
   PetscCall(format->create(B));
-  {
-    VecType vtype;
-
-    PetscCall(MatGPUMatDefaultVecType(&vtype));
-    PetscCall(MatSetDefaultVecType_Private(B, vtype));
-  }
+  PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
   PetscCall(MatGPUMatInstallOps(B));
   PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));
@@ -281,12 +265,13 @@ static PetscErrorCode MatGPUMatStrip_Private(Mat B)
   PetscCall(MatGPUMatUninstallOps(B));
   PetscCall(PetscFree(B->spptr));
   B->offloadmask = PETSC_OFFLOAD_CPU;
-  PetscCall(MatSetDefaultVecType_Private(B, VECSTANDARD));
+  PetscCall(MatGPUMatSetVecType(B, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+/* Back to the parent type (MATSEQAIJ, MATMPIAIJ): `strip` removes, in place, all that petscgpumat added */
+PetscErrorCode MatGPUMatConvertToParent(Mat A, MatReuse reuse, Mat *newmat, PetscErrorCode (*strip)(Mat))
 {
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {
@@ -294,12 +279,12 @@ static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat A, MatType type, MatReuse reu
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  PetscCall(MatGPUMatStrip_Private(*newmat));
+  PetscCall((*strip)(*newmat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* To another GPU type: through MATSEQAIJ, whose converters PETSc and petscgpumat provide */
-static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+/* To another type through the parent type, whose converters PETSc and petscgpumat provide */
+PetscErrorCode MatGPUMatConvertThroughParent(Mat A, MatType type, MatReuse reuse, Mat *newmat, PetscErrorCode (*strip)(Mat))
 {
   Mat B;
 
@@ -309,9 +294,23 @@ static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat A, MatType type, MatReuse 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   B = A;
-  PetscCall(MatConvert_GPUMat_SeqAIJ(A, MATSEQAIJ, reuse, &B));
+  PetscCall(MatGPUMatConvertToParent(A, reuse, &B, strip));
   PetscCall(MatConvert(B, type, MAT_INPLACE_MATRIX, &B));
   *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatConvertToParent(A, reuse, newmat, MatGPUMatStrip_Private));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatConvertThroughParent(A, type, reuse, newmat, MatGPUMatStrip_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -47,37 +47,25 @@ static PetscErrorCode MatGPUMatMPIGetParameters_MPIGPUMat(Mat, Mat *);
 /* Other MPI GPU types reached through MATMPIAIJ */
 static const char *const via_mpiaij_targets[] = {"mpiaijcusparse", "aijcusparse", "mpisellcuda", "sellcuda", "mpisell", "sell"};
 
-#define MPIGPUMAT_OVERRIDE(A, m, op, fn) \
-  do { \
-    if ((A)->ops->op != (fn)) { \
-      (m)->hostops.op = (A)->ops->op; \
-      (A)->ops->op    = (fn); \
-    } \
-  } while (0)
-#define MPIGPUMAT_RESTORE(A, m, op, fn) \
-  do { \
-    if ((A)->ops->op == (fn)) (A)->ops->op = (m)->hostops.op; \
-  } while (0)
-
 /* Installed at conversion and after each chained MPIAIJ call that may rewrite slots (assembly) */
 static PetscErrorCode MatMPIGPUMatInstallOps(Mat A)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  MPIGPUMAT_OVERRIDE(A, m, destroy, MatDestroy_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, duplicate, MatDuplicate_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, view, MatView_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, mult, MatMult_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, multadd, MatMultAdd_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, destroy, MatDestroy_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, duplicate, MatDuplicate_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, view, MatView_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, mult, MatMult_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, multadd, MatMultAdd_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
   /* real scalars only (checked at conversion): the Hermitian transpose is the transpose */
-  MPIGPUMAT_OVERRIDE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
-  MPIGPUMAT_OVERRIDE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
+  GPUMAT_OVERRIDE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -86,18 +74,18 @@ static PetscErrorCode MatMPIGPUMatUninstallOps(Mat A)
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  MPIGPUMAT_RESTORE(A, m, destroy, MatDestroy_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, duplicate, MatDuplicate_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, view, MatView_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, mult, MatMult_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, multadd, MatMultAdd_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
-  MPIGPUMAT_RESTORE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, destroy, MatDestroy_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, duplicate, MatDuplicate_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, view, MatView_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, mult, MatMult_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, multadd, MatMultAdd_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
+  GPUMAT_RESTORE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -497,14 +485,6 @@ static PetscErrorCode MatView_MPIGPUMat(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetDefaultVecType_MPI_Private(Mat A, VecType type)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree(A->defaultvectype));
-  PetscCall(PetscStrallocpy(type, &A->defaultvectype));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Make the MPIAIJ matrix A (or a copy) an MPI petscgpumat matrix of `format`; a matrix already of it is left alone */
 static PetscErrorCode MatConvert_MPIAIJ_MPIGPUMat(Mat A, const MatGPUFormat *format, MatReuse reuse, Mat *newmat)
 {
@@ -530,12 +510,7 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGPUMat(Mat A, const MatGPUFormat *for
   PetscCall(MatCreate(PETSC_COMM_SELF, &m->params));
   PetscCall(MatSetSizes(m->params, 0, 0, 0, 0));
   PetscCall(MatSetType(m->params, format->seqtype));
-  {
-    VecType vtype;
-
-    PetscCall(MatGPUMatDefaultVecType(&vtype));
-    PetscCall(MatSetDefaultVecType_MPI_Private(B, vtype));
-  }
+  PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
   PetscCall(MatMPIGPUMatInstallOps(B));
   PetscCall(MatMPIGPUMatComposeAll(B, format, PETSC_TRUE));
   PetscCall(PetscSNPrintf(type, sizeof(type), "mpi%s", format->seqtype + 3));
@@ -569,7 +544,7 @@ static PetscErrorCode MatMPIGPUMatStrip_Private(Mat B)
   PetscCall(MatMPIGPUMatComposeAll(B, m->format, PETSC_FALSE));
   PetscCall(MatMPIGPUMatUninstallOps(B));
   PetscCall(PetscFree(B->spptr));
-  PetscCall(MatSetDefaultVecType_MPI_Private(B, VECSTANDARD));
+  PetscCall(MatGPUMatSetVecType(B, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -577,28 +552,14 @@ static PetscErrorCode MatMPIGPUMatStrip_Private(Mat B)
 static PetscErrorCode MatConvert_MPIGPUMat_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, newmat));
-  PetscCall(MatMPIGPUMatStrip_Private(*newmat));
+  PetscCall(MatGPUMatConvertToParent(A, reuse, newmat, MatMPIGPUMatStrip_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatConvert_MPIGPUMat_ViaMPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
-  Mat B;
-
   PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, *newmat, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  B = A;
-  PetscCall(MatConvert_MPIGPUMat_MPIAIJ(A, MATMPIAIJ, reuse, &B));
-  PetscCall(MatConvert(B, type, MAT_INPLACE_MATRIX, &B));
-  *newmat = B;
+  PetscCall(MatGPUMatConvertThroughParent(A, type, reuse, newmat, MatMPIGPUMatStrip_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -67,6 +67,24 @@ typedef struct {
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
 
+/*
+  Op slots of a matrix whose spptr struct `g` has a `hostops` table (seq and MPI types alike).
+  OVERRIDE: put our function in slot `op` unless it is there, remembering what was there as the host op.
+  RESTORE: give slot `op` back to the host op; a parent's newer op found there becomes the host op.
+*/
+#define GPUMAT_OVERRIDE(A, g, op, fn) \
+  do { \
+    if ((A)->ops->op != (fn)) { \
+      (g)->hostops.op = (A)->ops->op; \
+      (A)->ops->op    = (fn); \
+    } \
+  } while (0)
+#define GPUMAT_RESTORE(A, g, op, fn) \
+  do { \
+    if ((A)->ops->op == (fn)) (A)->ops->op = (g)->hostops.op; \
+    else (g)->hostops.op = (A)->ops->op; \
+  } while (0)
+
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat, const MatGPUFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *, PetscErrorCode (*)(Mat));
 PETSC_INTERN PetscErrorCode MatCreate_GPUMat(Mat, const MatGPUFormat *);
@@ -80,6 +98,9 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
+PETSC_INTERN PetscErrorCode MatGPUMatSetVecType(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatGPUMatConvertToParent(Mat, MatReuse, Mat *, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatGPUMatConvertThroughParent(Mat, MatType, MatReuse, Mat *, PetscErrorCode (*)(Mat));
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
