@@ -245,13 +245,35 @@ static PetscErrorCode TestOptions(const Format *f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatMult of A (our type) equals that of R (MPIAIJ, same entries) on host vectors: one TEST_CHECK */
+static PetscErrorCode CheckSameMult(Mat R, Mat A, PetscInt seed, const char *what)
+{
+  Vec       x, y[2];
+  PetscReal diff, norm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(R, &x, &y[0]));
+  PetscCall(TestFillVec(x, seed));
+  PetscCall(VecDuplicate(y[0], &y[1]));
+  PetscCall(VecSet(y[1], NAN));
+  PetscCall(MatMult(R, x, y[0]));
+  PetscCall(MatMult(A, x, y[1]));
+  PetscCall(VecAXPY(y[1], -1.0, y[0]));
+  PetscCall(VecNorm(y[1], NORM_INFINITY, &diff));
+  PetscCall(VecNorm(y[0], NORM_INFINITY, &norm));
+  TEST_CHECK(diff <= TestTolerance() * norm, "%s, %d rank(s): MatMult equals MPIAIJ's (difference %.2e)", what, size, (double)diff);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y[0]));
+  PetscCall(VecDestroy(&y[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* DMDA with -dm_mat_type <root>: our type, the stencil assembled through it gives MPIAIJ's products */
 static PetscErrorCode TestDMDA(const Format *f)
 {
-  DM        da;
-  Mat       A[2];
-  Vec       x, y[2];
-  PetscReal diff, norm;
+  DM   da;
+  Mat  A[2];
+  char what[128];
 
   PetscFunctionBeginUser;
   for (PetscInt t = 0; t < 2; t++) { /* the same grid twice: -dm_mat_type aij, then the format's root type */
@@ -285,20 +307,8 @@ static PetscErrorCode TestDMDA(const Format *f)
     PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
   }
   PetscCall(CheckType(A[1], f, "DMCreateMatrix() with -dm_mat_type", 0));
-  PetscCall(DMCreateGlobalVector(da, &x));
-  PetscCall(TestFillVec(x, 11));
-  PetscCall(VecDuplicate(x, &y[0]));
-  PetscCall(VecDuplicate(x, &y[1]));
-  PetscCall(VecSet(y[1], NAN));
-  PetscCall(MatMult(A[0], x, y[0]));
-  PetscCall(MatMult(A[1], x, y[1]));
-  PetscCall(VecAXPY(y[1], -1.0, y[0]));
-  PetscCall(VecNorm(y[1], NORM_INFINITY, &diff));
-  PetscCall(VecNorm(y[0], NORM_INFINITY, &norm));
-  TEST_CHECK(diff <= TestTolerance() * norm, "%s, %d rank(s): DMDA 9x8x7 MatMult equals MPIAIJ's (difference %.2e)", f->root, size, (double)diff);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y[0]));
-  PetscCall(VecDestroy(&y[1]));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s DMDA 9x8x7", f->root));
+  PetscCall(CheckSameMult(A[0], A[1], 11, what));
   PetscCall(MatDestroy(&A[0]));
   PetscCall(MatDestroy(&A[1]));
   PetscCall(DMDestroy(&da));
@@ -312,11 +322,10 @@ static PetscErrorCode TestDMDA(const Format *f)
 */
 static PetscErrorCode TestDMPlex(const Format *f)
 {
-  DM        dm, dist = NULL;
-  Mat       A[2];
-  Vec       x, y[2];
-  PetscInt  faces[2] = {7, 5}, cStart, cEnd;
-  PetscReal diff, norm;
+  DM       dm, dist = NULL;
+  Mat      A[2];
+  PetscInt faces[2] = {7, 5}, cStart, cEnd;
+  char     what[128];
 
   PetscFunctionBeginUser;
   PetscCall(DMPlexCreateBoxMesh(PETSC_COMM_WORLD, 2, PETSC_FALSE, faces, NULL, NULL, NULL, PETSC_TRUE, 0, PETSC_FALSE, &dm));
@@ -348,19 +357,8 @@ static PetscErrorCode TestDMPlex(const Format *f)
     PetscCall(MatAssemblyEnd(A[t], MAT_FINAL_ASSEMBLY));
   }
   PetscCall(CheckType(A[1], f, "DMPlex DMCreateMatrix() with DMSetMatType()", 0));
-  PetscCall(MatCreateVecs(A[0], &x, &y[0]));
-  PetscCall(TestFillVec(x, 13));
-  PetscCall(VecDuplicate(y[0], &y[1]));
-  PetscCall(VecSet(y[1], NAN));
-  PetscCall(MatMult(A[0], x, y[0]));
-  PetscCall(MatMult(A[1], x, y[1]));
-  PetscCall(VecAXPY(y[1], -1.0, y[0]));
-  PetscCall(VecNorm(y[1], NORM_INFINITY, &diff));
-  PetscCall(VecNorm(y[0], NORM_INFINITY, &norm));
-  TEST_CHECK(diff <= TestTolerance() * norm, "%s, %d rank(s): DMPlex 2-D quadrilateral mesh MatMult equals MPIAIJ's (difference %.2e)", f->root, size, (double)diff);
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y[0]));
-  PetscCall(VecDestroy(&y[1]));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s DMPlex 2-D quadrilateral mesh", f->root));
+  PetscCall(CheckSameMult(A[0], A[1], 13, what));
   PetscCall(MatDestroy(&A[0]));
   PetscCall(MatDestroy(&A[1]));
   PetscCall(DMDestroy(&dm));
