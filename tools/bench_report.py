@@ -18,12 +18,13 @@ FORMATS = OrderedDict([
     (("ellrcuda", ""), "ellrcuda"),
     (("cmrscuda", ""), "cmrscuda"),
     (("cmrscuda", "mat_cmrs_variant:padded"), "cmrscuda padded"),
+    (("cmrscuda", "mat_cmrs_variant:basic"), "cmrscuda basic"),
     (("rgcsrcuda", ""), "rgcsrcuda"),
     (("rgcsrcuda", SORT), "rgcsrcuda reordered"),
 ])
-COLORS = {"sellcuda": "tab:orange", "ellrcuda": "tab:blue", "cmrscuda": "tab:green", "cmrscuda padded": "tab:olive",
+COLORS = {"sellcuda": "tab:orange", "ellrcuda": "tab:blue", "cmrscuda": "tab:green", "cmrscuda padded": "tab:olive", "cmrscuda basic": "tab:cyan",
           "rgcsrcuda": "tab:red", "rgcsrcuda reordered": "tab:purple", "aijcusparse": "tab:gray"}
-MARKERS = {"sellcuda": "s", "ellrcuda": "o", "cmrscuda": "^", "cmrscuda padded": "v", "rgcsrcuda": "D",
+MARKERS = {"sellcuda": "s", "ellrcuda": "o", "cmrscuda": "^", "cmrscuda padded": "v", "cmrscuda basic": "<", "rgcsrcuda": "D",
            "rgcsrcuda reordered": "d"}
 
 
