@@ -587,6 +587,7 @@ static PetscErrorCode MatDuplicate_MPIGPUMat(Mat A, MatDuplicateOption op, Mat *
   PetscCall((*m->hostops.duplicate)(A, op, B));
   PetscCall(MatConvert_MPIAIJ_MPIGPUMat(*B, m->format, MAT_INPLACE_MATRIX, B));
   PetscCall(m->format->copyparameters(m->params, ((Mat_MPIGPUMat *)(*B)->spptr)->params));
+  ((Mat_MPIGPUMat *)(*B)->spptr)->use_vecscatter = m->use_vecscatter;
   if (A->boundtocpu) PetscCall(MatBindToCPU(*B, PETSC_TRUE));
   PetscCall(MatMPIGPUMatSetUp_Private(*B, (*B)->assembled));
   PetscFunctionReturn(PETSC_SUCCESS);
