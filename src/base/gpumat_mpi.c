@@ -24,6 +24,7 @@ typedef struct {
   VecScatter          halo;     /* x -> the entries of x the off-diagonal block multiplies */
   MatGPUMatHalo      *staged;   /* the same exchange for forward products, overlapping the diagonal block (NULL: use halo) */
   PetscBool           use_vecscatter; /* -mat_gpumat_halo_vecscatter: forward products use PETSc's VecScatter too */
+  PetscBool           no_ipc;         /* -mat_gpumat_halo_ipc 0: the exchange never uses CUDA IPC */
   Vec                 ghost[2]; /* those entries on the host [0] and on the device [1], created at first use */
   PetscInt            nghost;
 } Mat_MPIGPUMat;
@@ -232,7 +233,7 @@ static PetscErrorCode MatMPIGPUMatSetUp_Private(Mat A, PetscBool assembled)
     PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), 1, A->cmap->n, A->cmap->N, NULL, &gx));
     PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, 1, m->nghost, NULL, &lx));
     PetscCall(VecScatterCreate(gx, cols, lx, NULL, &m->halo));
-    PetscCall(MatGPUMatHaloCreate(A, m->halo, &m->staged));
+    PetscCall(MatGPUMatHaloCreate(A, m->halo, (PetscBool)!m->no_ipc, &m->staged));
     PetscCall(VecDestroy(&lx));
     PetscCall(VecDestroy(&gx));
     PetscCall(ISDestroy(&cols));
@@ -280,12 +281,19 @@ static PetscErrorCode MatMPIGPUMatStream(PetscBool device, void **stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ghost = the off-process entries of x, exchanged while the diagonal block computes `diag` (z = A_d x (+ y)) */
-static PetscErrorCode MatMPIGPUMatForwardHalo(Mat A, Vec x, Vec y, Vec z, Mat Ad, Vec ghost, PetscBool device)
+/*
+  z = A x (+ y): the diagonal block's product is queued first; the halo exchange of x's off-process entries into
+  the ghost vector runs while it computes; then the off-diagonal block adds its part
+*/
+static PetscErrorCode MatMPIGPUMatForwardProduct(Mat A, Vec x, Vec y, Vec z)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
+  Mat            Ad, Ao;
+  Vec            ghost;
+  PetscBool      device;
 
   PetscFunctionBegin;
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
   if (m->staged && !m->use_vecscatter) {
     void *stream;
 
@@ -293,40 +301,30 @@ static PetscErrorCode MatMPIGPUMatForwardHalo(Mat A, Vec x, Vec y, Vec z, Mat Ad
     PetscCall(MatGPUMatHaloBegin(A, m->staged, x, device, stream));
     if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
     else PetscUseTypeMethod(Ad, mult, x, z);
-    PetscCall(MatGPUMatHaloEnd(A, m->staged, ghost, device, stream));
+    PetscCall(MatGPUMatHaloEnd(A, m->staged, x, ghost, device, stream));
+    PetscUseTypeMethod(Ao, multadd, ghost, z, z);
+    PetscCall(MatGPUMatHaloRelease(A, m->staged, ghost, device, stream));
   } else {
     PetscCall(VecScatterBegin(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
     if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
     else PetscUseTypeMethod(Ad, mult, x, z);
     PetscCall(VecScatterEnd(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
+    PetscUseTypeMethod(Ao, multadd, ghost, z, z);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x: the halo exchange overlaps the diagonal block's product */
 static PetscErrorCode MatMult_MPIGPUMat(Mat A, Vec x, Vec y)
 {
-  Mat       Ad, Ao;
-  Vec       ghost;
-  PetscBool device;
-
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
-  PetscCall(MatMPIGPUMatForwardHalo(A, x, NULL, y, Ad, ghost, device));
-  PetscUseTypeMethod(Ao, multadd, ghost, y, y);
+  PetscCall(MatMPIGPUMatForwardProduct(A, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultAdd_MPIGPUMat(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat       Ad, Ao;
-  Vec       ghost;
-  PetscBool device;
-
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
-  PetscCall(MatMPIGPUMatForwardHalo(A, x, y, z, Ad, ghost, device));
-  PetscUseTypeMethod(Ao, multadd, ghost, z, z);
+  PetscCall(MatMPIGPUMatForwardProduct(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -400,7 +398,16 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscOptionItems *Petsc
   if (m->hostops.setfromoptions) PetscCall((*m->hostops.setfromoptions)(A, PetscOptionsObject));
   /* the options of A's prefix set the holder's parameters, which then go to both blocks */
   PetscOptionsHeadBegin(PetscOptionsObject, m->format->title);
-  PetscCall(PetscOptionsBool("-mat_gpumat_halo_vecscatter", "Forward products exchange ghost values with PETSc's VecScatter instead of the staged exchange", "", m->use_vecscatter, &m->use_vecscatter, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_halo_vecscatter", "Forward products exchange ghost values with PETSc's VecScatter instead of our exchange", "", m->use_vecscatter, &m->use_vecscatter, NULL));
+  {
+    PetscBool ipc = (PetscBool)!m->no_ipc;
+
+    PetscCall(PetscOptionsBool("-mat_gpumat_halo_ipc", "Our exchange goes device to device through CUDA IPC when every neighbour rank is on the same node (else staged through pinned host buffers)", "", ipc, &ipc, NULL));
+    if (ipc == m->no_ipc) {
+      m->no_ipc = (PetscBool)!ipc;
+      PetscCall(MatMPIGPUMatDestroyHalo(m)); /* rebuilt at the next product */
+    }
+  }
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatParameterTargets(A, &n, targets));
@@ -480,6 +487,12 @@ static PetscErrorCode MatView_MPIGPUMat(Mat A, PetscViewer viewer)
     }
     PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sub));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "blocks not set up yet (they are at assembly)\n"));
+  if (m->halo_built) {
+    const char *what;
+
+    PetscCall(MatGPUMatHaloDescribe(m->use_vecscatter ? NULL : m->staged, &what));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "halo exchange of forward products: %s\n", what));
+  }
   if (A->boundtocpu) PetscCall(PetscViewerASCIIPrintf(viewer, "bound to the CPU (host ops in use)\n"));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -588,6 +601,10 @@ static PetscErrorCode MatDuplicate_MPIGPUMat(Mat A, MatDuplicateOption op, Mat *
   PetscCall(MatConvert_MPIAIJ_MPIGPUMat(*B, m->format, MAT_INPLACE_MATRIX, B));
   PetscCall(m->format->copyparameters(m->params, ((Mat_MPIGPUMat *)(*B)->spptr)->params));
   ((Mat_MPIGPUMat *)(*B)->spptr)->use_vecscatter = m->use_vecscatter;
+  if (m->no_ipc) {
+    ((Mat_MPIGPUMat *)(*B)->spptr)->no_ipc = PETSC_TRUE;
+    PetscCall(MatMPIGPUMatDestroyHalo((Mat_MPIGPUMat *)(*B)->spptr));
+  }
   if (A->boundtocpu) PetscCall(MatBindToCPU(*B, PETSC_TRUE));
   PetscCall(MatMPIGPUMatSetUp_Private(*B, (*B)->assembled));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -382,6 +382,26 @@ static PetscErrorCode TestExplicitMPIType(const Format *f)
   PetscCall(MatSetFromOptions(A));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
   PetscCall(TestMPIProducts(A, S, VECSTANDARD, 7, "with -mat_gpumat_halo_vecscatter"));
+  if (size > 1) {
+    char text[8192];
+
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
+    TEST_CHECK(strstr(text, "halo exchange of forward products: PETSc VecScatter") != NULL, "%s: MatView names the VecScatter halo exchange", f->mpitype);
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_vecscatter", "0"));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_ipc", "0"));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_ipc"));
+    PetscCall(TestMPIProducts(A, S, VECSTANDARD, 8, "with -mat_gpumat_halo_ipc 0"));
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
+    TEST_CHECK(strstr(text, "halo exchange of forward products: staged through pinned host buffers") != NULL, "%s: MatView names the staged halo exchange after -mat_gpumat_halo_ipc 0", f->mpitype);
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_ipc", "1"));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_ipc"));
+    PetscCall(TestMPIProducts(A, S, VECSTANDARD, 9, "with -mat_gpumat_halo_ipc 1"));
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
+    TEST_CHECK(strstr(text, "CUDA IPC where every neighbour is on this node") != NULL, "%s: MatView says CUDA IPC is decided at the first device product", f->mpitype);
+  }
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&S));
   PetscFunctionReturn(PETSC_SUCCESS);

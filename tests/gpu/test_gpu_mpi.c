@@ -2,12 +2,13 @@ static const char help[] = "The MPI types on the GPU (any number of ranks, shari
                            "  -types ellrcuda,...     root types to test\n"
                            "  -matrices_dir <dir>     directory of the real matrices (Matrix Market, .mtx.gz)\n"
                            "  -matrices a,b,...       real matrices to use\n"
-                           "  -ksp_k <k>              grid side of the KSP Laplacian (k^3 rows; default 40)\n";
+                           "  -ksp_k <k>              grid side of the KSP Laplacian (k^3 rows; default 40)\n"
+                           "  -expect_ipc             check that the halo exchange uses CUDA IPC (all ranks on one node)\n";
 
 /*
   For every root type, variant and matrix (generated edge cases and real ones) distributed over the ranks: the
   four products on CUDA vectors, outputs poisoned, against the float64 reference of the whole matrix; forward
-  products bitwise identical over 10 runs; KSP CG (3-D Laplacian) and GMRES (convection-diffusion) take the
+  products bitwise identical over 10 runs (with each halo exchange: CUDA IPC, staged, VecScatter); KSP CG (3-D Laplacian) and GMRES (convection-diffusion) take the
   iterations of mpiaijcusparse and reach its solution; each rank reports its device.
 */
 #include <petscksp.h>
@@ -17,9 +18,10 @@ static const char help[] = "The MPI types on the GPU (any number of ranks, shari
 #include "../common/mpiutil.h"
 
 /* The variants each root type runs with: options applied to the parallel matrix (they reach both blocks) */
-static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4", "-mat_gpumat_halo_vecscatter"};
-static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2", "-mat_gpumat_halo_vecscatter"};
-static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded", "-mat_gpumat_halo_vecscatter"};
+static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
+static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
+static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
+#define NVARIANTS 5
 
 static PetscErrorCode ApplyVariant(Mat A, const char *opts)
 {
@@ -29,6 +31,7 @@ static PetscErrorCode ApplyVariant(Mat A, const char *opts)
   PetscCall(MatSetFromOptions(A));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_ipc"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_ellr_threads_per_row"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
@@ -71,7 +74,7 @@ static PetscErrorCode CheckReproducible(Mat A, const char *label)
 static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
 {
   const char *const *variants;
-  PetscInt           nv = 4;
+  PetscInt           nv = NVARIANTS;
   PetscBool          isellr, isrgcsr;
 
   PetscFunctionBeginUser;
@@ -89,7 +92,7 @@ static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
     PetscCall(ApplyVariant(A, variants[v]));
     PetscCall(PetscSNPrintf(label, sizeof(label), "%s [%s] %s", root, variants[v][0] ? variants[v] : "defaults", mname));
     PetscCall(TestMPIProducts(A, S, VECCUDA, 31 + v, label));
-    if (!v) PetscCall(CheckReproducible(A, label));
+    if (!v || v >= 3) PetscCall(CheckReproducible(A, label)); /* defaults and each other halo exchange */
     PetscCall(MatDestroy(&A));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -161,6 +164,37 @@ static PetscErrorCode Solve(PetscBool cd, PetscInt k, MatType type, PetscInt *it
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The halo exchange a 3-D Laplacian's MPI matrix uses after a product on CUDA vectors, as MatView() says it;
+  with -expect_ipc (every rank on one node, the GPU machines) it must be CUDA IPC
+*/
+static PetscErrorCode CheckHaloExchange(const char *root, PetscBool expect_ipc)
+{
+  DM   da;
+  Mat  A;
+  Vec  x, y;
+  char text[8192], *line;
+  int  ipc, all;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateProblem(PETSC_FALSE, 12, root, &da, &A));
+  PetscCall(MatCreateVecs(A, &x, &y));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(TestViewInfoText(A, text, sizeof(text)));
+  line = strstr(text, "halo exchange");
+  if (line) line[strcspn(line, "\n")] = 0;
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# %s: %s\n", root, line ? line : "(MatView names no halo exchange)"));
+  ipc = line && strstr(line, "CUDA IPC: device to device");
+  PetscCallMPI(MPIU_Allreduce(&ipc, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  if (expect_ipc) TEST_CHECK(all, "%s: the halo exchange of a product on CUDA vectors uses CUDA IPC (all ranks on one node)", root);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CompareKSP(const char *root, PetscInt k)
 {
   PetscFunctionBeginUser;
@@ -187,7 +221,7 @@ int main(int argc, char **argv)
 {
   char       *types[8], *names[64], dir[PETSC_MAX_PATH_LEN] = "", reason[256];
   PetscInt    ntypes = 8, nnames = 64, k = 40;
-  PetscBool   gpu, flg;
+  PetscBool   gpu, flg, expect_ipc = PETSC_FALSE;
   PetscMPIInt rank, size;
 
   PetscFunctionBeginUser;
@@ -210,6 +244,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-matrices", names, &nnames, &flg));
   if (!flg) nnames = 0;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_k", &k, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_ipc", &expect_ipc, NULL));
   {
     /* the device of each rank: PETSc gives rank r the device r modulo the visible devices */
     int ndev, cur, distinct = 1, alld;
@@ -224,6 +259,7 @@ int main(int argc, char **argv)
     TEST_CHECK(alld, "%d rank(s) on %d visible GPU(s): rank r uses device r mod %d", size, ndev, ndev);
   }
   for (PetscInt t = 0; t < ntypes; t++) {
+    if (size > 1) PetscCall(CheckHaloExchange(types[t], expect_ipc));
     for (PetscInt idx = 0;; idx++) {
       Mat       S;
       char      name[128];

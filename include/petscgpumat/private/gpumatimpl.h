@@ -119,12 +119,14 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisteredTypes(PetscInt *, const MatGPUFor
 PETSC_INTERN PetscErrorCode MatGPUMatParameterTargets(Mat, PetscInt *, Mat[]);
 PETSC_INTERN PetscErrorCode MatGPUMatParameterSource(Mat, Mat *);
 
-/* The staged halo exchange of the MPI types' forward products (src/base/gpumat_halo.c) */
+/* The halo exchange of the MPI types' forward products: CUDA IPC or staged (src/base/gpumat_halo.c) */
 typedef struct _MatGPUMatHalo MatGPUMatHalo;
-PETSC_INTERN PetscErrorCode MatGPUMatHaloCreate(Mat, VecScatter, MatGPUMatHalo **);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloCreate(Mat, VecScatter, PetscBool, MatGPUMatHalo **);
 PETSC_INTERN PetscErrorCode MatGPUMatHaloDestroy(MatGPUMatHalo **);
 PETSC_INTERN PetscErrorCode MatGPUMatHaloBegin(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
-PETSC_INTERN PetscErrorCode MatGPUMatHaloEnd(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloEnd(Mat, MatGPUMatHalo *, Vec, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloRelease(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloDescribe(MatGPUMatHalo *, const char **);
 
 /* The body of a public setter: the format's method on a seq matrix; on an MPI type, on its parameter holder and blocks */
 #define MatGPUMatTryMethodAll(A, name, type, value) \
