@@ -1,6 +1,7 @@
 static const char help[] = "MPI scaling of MatMult and of a CG solve on a 3-D 7-point Laplacian, for several matrix types in one run.\n"
                            "  -types aijcusparse,ellrcuda   types to time (each converted from the same MPIAIJ matrix); type+vecscatter:\n"
-                           "                                our type with PETSc's VecScatter for the ghost values instead of the staged exchange\n"
+                           "                                our type with PETSc's VecScatter for the ghost values; type+staged: our\n"
+                           "                                exchange through pinned host buffers (-mat_gpumat_halo_ipc 0)\n"
                            "  -grid nx,ny,nz                the grid (default 200,200,200)\n"
                            "  -weak                         weak scaling: nz is multiplied by the number of ranks\n"
                            "  -reps 50                      timed MatMult runs (median, min, max over the runs)\n"
@@ -130,16 +131,25 @@ int main(int argc, char **argv)
     char      *plus;
     char       type[64];
 
-    /* "ellrcuda+vecscatter": our type with PETSc's VecScatter for the halo instead of the staged exchange */
+    /* "ellrcuda+vecscatter": our type with PETSc's VecScatter for the halo; "ellrcuda+staged": our exchange through
+       pinned host buffers (no CUDA IPC) */
     PetscCall(PetscStrncpy(type, types[t], sizeof(type)));
     PetscCall(PetscStrchr(type, '+', &plus));
-    if (plus) *plus = 0;
+    if (plus) *plus++ = 0;
     PetscCall(PetscStrcmpAny(type, &host, MATAIJ, MATMPIAIJ, MATSEQAIJ, ""));
     if (!gpu && !host) continue;
     PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
-    if (plus) PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_halo_vecscatter", "1"));
+    if (plus) {
+      PetscBool vs, st;
+
+      PetscCall(PetscStrcmp(plus, "vecscatter", &vs));
+      PetscCall(PetscStrcmp(plus, "staged", &st));
+      PetscCheck(vs || st, comm, PETSC_ERR_ARG_WRONG, "Unknown halo exchange in %s: use +vecscatter or +staged", types[t]);
+      PetscCall(PetscOptionsSetValue(NULL, vs ? "-mat_gpumat_halo_vecscatter" : "-mat_gpumat_halo_ipc", vs ? "1" : "0"));
+    }
     PetscCall(MatSetFromOptions(B));
-    if (plus) PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_vecscatter"));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_halo_ipc"));
     PetscCall(MatCreateVecs(B, &x, &y));
     PetscCall(VecSetRandom(x, NULL));
     PetscCall(MatMult(B, x, y)); /* warm-up: builds the device copy */

@@ -101,17 +101,17 @@ if has mpitests; then
   ngpu=$(nvidia-smi -L | wc -l)
   for np in $(printf "%s\n" 2 $ngpu $((2 * ngpu)) | sort -nu); do
     echo "== test_gpu_mpi on $np ranks, $ngpu GPU(s)"
-    timeout 150 tests/mpienv.sh mpiexec --oversubscribe -n $np build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda \
+    timeout 150 tests/mpienv.sh mpiexec --oversubscribe -n $np build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc \
       -matrices_dir "$PETSCGPUMAT_MATRICES" -matrices sherman1,rajat01,lp_e226,power,cage10 >"$work/mpi-$np.log" 2>&1
     echo "exit status $?: $(grep -c '^PASS' "$work/mpi-$np.log") passed, $(grep -c '^FAIL' "$work/mpi-$np.log") failed"
-    grep -E '^(FAIL|# rank)|KSP' "$work/mpi-$np.log" | head -20
+    grep -E '^(FAIL|# rank|# [a-z]+cuda: halo)|KSP' "$work/mpi-$np.log" | head -24
   done 2>&1 | tee "$out/mpitests.txt"
 fi
 if has mpiscale; then
   # MatMult and CG scaling over the GPUs of the machine, one rank per GPU (examples/bench_mpi): weak (200^3 = 8 M
   # rows per GPU) and strong (320^3 = 32.8 M rows); MPISCALE_TYPES picks the types
   ngpu=$(nvidia-smi -L | wc -l)
-  types=${MPISCALE_TYPES:-aijcusparse,ellrcuda,ellrcuda+vecscatter,rgcsrcuda,cmrscuda}
+  types=${MPISCALE_TYPES:-aijcusparse,ellrcuda,ellrcuda+staged,ellrcuda+vecscatter,rgcsrcuda,cmrscuda}
   for np in $(seq 1 $ngpu); do
     [[ $np == 1 || $np == 2 || $np == 4 || $np == 8 || $np == $ngpu ]] || continue
     timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 200,200,200 -weak -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
