@@ -84,6 +84,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSCUDASetHeight(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetHeight(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetBlockSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetSort(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDASetLaneEntries(Mat, PetscInt);
 
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

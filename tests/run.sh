@@ -100,8 +100,8 @@ helpcount() { # type, option pattern
 expect cpu-help-lists-ellr-options '^3$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_compressed_rows)')"
 expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "$(helpcount rgcsrcuda '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)')"
-expect cpu-help-lists-cmrs-options '^8$' \
-  bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|device_convert)')"
+expect cpu-help-lists-cmrs-options '^9$' \
+  bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|lane_entries|device_convert)')"
 expect cpu-help-lists-mpi-options '^4$' \
   bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_halo_(vecscatter|ipc))')"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check

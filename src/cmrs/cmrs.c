@@ -11,6 +11,7 @@ static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto",
 #define CMRS_DEFAULT_BLOCK   128
 #define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
 #define CMRS_DEFAULT_UNROLL  2
+#define CMRS_DEFAULT_LANE_ENTRIES 1 /* E = 2, 4 (issue #3) await their H100 measurement */
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -118,6 +119,17 @@ static PetscErrorCode MatCMRSCUDASetSort_CMRS(Mat A, PetscBool sort)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCMRSCUDASetLaneEntries_CMRS(Mat A, PetscInt E)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCheck(E == 1 || E == 2 || E == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS lane entries (-mat_cmrs_lane_entries) %" PetscInt_FMT " must be 1, 2 or 4", E);
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  c->lane_entries = E; /* a kernel parameter: the layout stays */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCMRSCUDAGetHeight_CMRS(Mat A, PetscInt *h)
 {
   PetscFunctionBegin;
@@ -134,6 +146,7 @@ static PetscErrorCode MatComposeCMRS_Private(Mat A, PetscBool compose)
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDAGetHeight_C", compose ? MatCMRSCUDAGetHeight_CMRS : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetBlockSize_C", compose ? MatCMRSCUDASetBlockSize_CMRS : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetSort_C", compose ? MatCMRSCUDASetSort_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetLaneEntries_C", compose ? MatCMRSCUDASetLaneEntries_CMRS : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -151,6 +164,7 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(Mat A)
   c->M_option           = 4; /* the paper used 8 on Kepler; 4 measured faster on both Laplacians on the H100 */
   c->warp_strips_option = 0;
   c->unroll             = CMRS_DEFAULT_UNROLL;
+  c->lane_entries       = CMRS_DEFAULT_LANE_ENTRIES;
   c->device_convert     = PETSC_TRUE;
   g->data          = c;
   PetscCall(MatComposeCMRS_Private(A, PETSC_TRUE));
@@ -181,6 +195,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->M_option      = a->M_option;
   b->warp_strips_option = a->warp_strips_option;
   b->unroll             = a->unroll;
+  b->lane_entries       = a->lane_entries;
   b->device_convert     = a->device_convert;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -221,6 +236,8 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *P
     PetscCheck(v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 1, 2 or 4", v);
     c->unroll = v;
   }
+  PetscCall(PetscOptionsInt("-mat_cmrs_lane_entries", "Scan variant: consecutive entries each lane takes in a pass (1, 2 or 4): a pass covers 32 x E entries, one segmented scan per pass", "MatCMRSCUDASetLaneEntries", c->lane_entries, &v, &set));
+  if (set) PetscCall(MatCMRSCUDASetLaneEntries(A, v));
   PetscCall(PetscOptionsBool("-mat_cmrs_device_convert", "Build the unsorted, unpadded packed layout on the GPU from the uploaded CSR arrays", "", c->device_convert, &c->device_convert, NULL));
   if (c->variant == CMRS_VARIANT_PADDED) {
     PetscInt h;
@@ -244,7 +261,7 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(MatCMRSHeight_Private(A, &h));
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
   else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 32 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
-  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->block_option));
+  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->lane_entries, c->block_option));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
@@ -473,7 +490,8 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
                                                 or auto (default: scan up to 32 entries per row, else basic); see docs/cmrs.md
 .  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
 .  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: 32 rows per warp, 64 in single precision)
-.  -mat_cmrs_unroll <U> - the scan kernel's passes of 32 entries loaded ahead: 1, 2 (default) or 4
+.  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1, 2 (default) or 4
+.  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1 (default), 2 or 4
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner
@@ -486,7 +504,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
    K. Koza, M. Matyka, S. Szkoda, L. Miroslaw, Compressed multirow storage format for sparse matrices on
    graphics processing units, SIAM J. Sci. Comput. 36 (2014) C219-C239.
 
-.seealso: `MatCreateSeqAIJCMRSCUDA()`, `MatCMRSCUDASetHeight()`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MatGPUMatGetInfo()`
+.seealso: `MatCreateSeqAIJCMRSCUDA()`, `MatCMRSCUDASetHeight()`, `MatCMRSCUDASetLaneEntries()`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MatGPUMatGetInfo()`
 M*/
 PetscErrorCode MatCreate_SeqAIJCMRSCUDA(Mat B)
 {
@@ -624,5 +642,37 @@ PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, sort, 2);
   MatGPUMatTryMethodAll(A, "MatCMRSCUDASetSort_C", PetscBool, sort);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDASetLaneEntries - Sets how many consecutive entries each lane of the CMRS scan kernel takes in a pass
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix
+- E - 1 (default), 2 or 4: a warp's pass covers 32 x E entries; each lane adds its E products in order, rows that
+      begin and end among them go straight to their sums, and one segmented scan per pass joins the lanes' first
+      and last row pieces, so the scan's fixed cost is paid once per 32 x E entries instead of once per 32
+
+  Options Database Key:
+. -mat_cmrs_lane_entries <E> - the same
+
+  Level: intermediate
+
+  Note:
+  Used by the scan kernel only (`-mat_cmrs_variant scan`, or `auto` with at most 32 entries per row); the layout
+  does not change, so setting it after the first product costs no rebuild. Results are bitwise reproducible for each
+  E, but different values of E add in different orders.
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetHeight()`, `MatCMRSCUDASetBlockSize()`
+@*/
+PetscErrorCode MatCMRSCUDASetLaneEntries(Mat A, PetscInt E)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, E, 2);
+  MatGPUMatTryMethodAll(A, "MatCMRSCUDASetLaneEntries_C", PetscInt, E);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

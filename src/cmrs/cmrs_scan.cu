@@ -3,18 +3,27 @@
   column indices, Val; the layout of Algorithm 1, unchanged). It differs from the papers' kernels in how a warp
   reduces its products, see docs/cmrs.md:
 
-  - a warp takes S consecutive strips (S x height rows), whose entries are contiguous, in passes of 32;
-  - each lane loads one entry per pass, U passes ahead (column, value, then x), so a warp has U x 32 loads of
-    each array in flight before it adds anything;
+  - a warp takes S consecutive strips (S x height rows), whose entries are contiguous, in passes of 32 x E entries;
+    lane l takes the E consecutive entries l E .. l E + E - 1 of a pass (-mat_cmrs_lane_entries, E = 1, 2, 4);
+  - each lane loads its entries U passes ahead (column, value, then x), so a warp has U x E x 32 loads of each
+    array in flight before it adds anything;
   - in an unsorted strip the entries come row after row, so the warp's local row q = strip-in-warp x height +
     RowInStrip never decreases along a pass: a segmented inclusive scan over the lanes (head flags by ballot,
     only as many shuffle steps as the longest row piece in the pass needs) leaves each row's sum in its last
     lane, which adds it to the row's partial sum in shared memory (one cell per row: S x height sums per warp,
     never the height x 32 buffer of Algorithm 1, and no reduction of that buffer at the end);
+  - with E > 1 each lane first adds its E products in order: a row that begins and ends among them is complete and
+    goes straight to its cell; only the lane's first row piece (head) and last (tail) meet the other lanes. The
+    scan runs over the tails, keyed by the tail's row (a lane of one row passes its sum, plus what came from the
+    left, through); a lane of several rows adds the scan's value from the lane before (if its head row goes on
+    from there) to its head and writes the head row. So the per-pass work (shuffles, ballots, scan) is paid once
+    per 32 E entries. E = 1 is the original kernel, instruction for instruction;
   - the warp writes its S x height results with coalesced stores.
 
-  No atomics; the order of every addition depends only on the layout, S and U, so results are bitwise
-  reproducible. Sorted strips (rows interleaved) cannot be scanned: they use Algorithm 1.
+  No atomics; the order of every addition depends only on the layout, S, U and E, so results are bitwise
+  reproducible, and MatCMRSLayoutMultScan() (cmrs_layout.c) reproduces them on the host bit for bit. Products are
+  rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved) cannot be scanned:
+  they use Algorithm 1.
 */
 #include <petscgpumat/private/cmrsimpl.h>
 #include <petscgpumat/private/gpumatcuda.h>
@@ -24,7 +33,17 @@ namespace
 constexpr int          kWarp = 32;
 constexpr unsigned int kFull = 0xffffffffu;
 
-template <int S, int U, bool PACKED>
+/* a product the compiler may not fuse with the addition that follows (no FMA): the host emulation rounds it too */
+__device__ __forceinline__ PetscScalar mul_rn(PetscScalar a, PetscScalar b)
+{
+#if defined(PETSC_USE_REAL_SINGLE)
+  return __fmul_rn(a, b);
+#else
+  return __dmul_rn(a, b);
+#endif
+}
+
+template <int S, int U, int E, bool PACKED>
 __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
 {
   extern __shared__ unsigned char cmrs_smem[];
@@ -45,48 +64,101 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
   }
   for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
   __syncwarp();
-  for (int base = 0; base < bnd[S]; base += U * kWarp) {
-    unsigned int c[U];
-    int          r[U];
-    PetscScalar  v[U], xv[U];
+  for (int base = 0; base < bnd[S]; base += U * E * kWarp) {
+    unsigned int c[U * E];
+    int          r[U * E];
+    PetscScalar  v[U * E], xv[U * E];
 
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-      const int k = base + u * kWarp + lane;
-
-      c[u] = k < bnd[S] ? col[k] : 0u;
-      v[u] = k < bnd[S] ? val[k] : (PetscScalar)0;
-      if (!PACKED) r[u] = k < bnd[S] ? (int)ris[k] : 0;
-    }
+    for (int u = 0; u < U; u++)
 #pragma unroll
-    for (int u = 0; u < U; u++) {
-      const int k = base + u * kWarp + lane;
+      for (int j = 0; j < E; j++) {
+        const int k = base + (u * kWarp + lane) * E + j; /* pass u: lane takes E consecutive entries */
 
-      xv[u] = k < bnd[S] ? __ldg(x + (PACKED ? (c[u] & CMRS_COL_MASK) : c[u])) : (PetscScalar)0;
-      if (PACKED) r[u] = (int)(c[u] >> CMRS_COL_BITS);
-    }
-#pragma unroll
-    for (int u = 0; u < U; u++) {
-      const int  k     = base + u * kWarp + lane;
-      const bool valid = k < bnd[S];
-      int        g     = 0;
-
-      if (base + u * kWarp >= bnd[S]) break; /* warp-uniform */
-#pragma unroll
-      for (int t = 1; t < S; t++) g += k >= bnd[t];
-      const int          q     = valid ? g * H + r[u] : rows; /* lanes past the end form a segment of their own */
-      const int          qup   = __shfl_up_sync(kFull, q, 1);
-      const unsigned int heads = __ballot_sync(kFull, lane == 0 || q != qup);
-      const int          first = 31 - __clz(heads & (kFull >> (31 - lane))); /* the lane where this lane's row piece starts */
-      const int          reach = __reduce_max_sync(kFull, (unsigned int)(lane - first));
-      PetscScalar        p     = v[u] * xv[u];
-
-      for (int off = 1; off <= reach; off *= 2) {
-        const PetscScalar t = __shfl_up_sync(kFull, p, off);
-
-        if (lane - off >= first) p += t;
+        c[u * E + j] = k < bnd[S] ? col[k] : 0u;
+        v[u * E + j] = k < bnd[S] ? val[k] : (PetscScalar)0;
+        if (!PACKED) r[u * E + j] = k < bnd[S] ? (int)ris[k] : 0;
       }
-      if (valid && (lane == kWarp - 1 || (heads >> (lane + 1) & 1u))) acc[q] += p; /* the last lane of a row piece */
+#pragma unroll
+    for (int u = 0; u < U; u++)
+#pragma unroll
+      for (int j = 0; j < E; j++) {
+        const int k = base + (u * kWarp + lane) * E + j;
+
+        xv[u * E + j] = k < bnd[S] ? __ldg(x + (PACKED ? (c[u * E + j] & CMRS_COL_MASK) : c[u * E + j])) : (PetscScalar)0;
+        if (PACKED) r[u * E + j] = (int)(c[u * E + j] >> CMRS_COL_BITS);
+      }
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+      if (base + u * E * kWarp >= bnd[S]) break; /* warp-uniform */
+      if constexpr (E == 1) {
+        const int  k     = base + u * kWarp + lane;
+        const bool valid = k < bnd[S];
+        int        g     = 0;
+
+#pragma unroll
+        for (int t = 1; t < S; t++) g += k >= bnd[t];
+        const int          q     = valid ? g * H + r[u] : rows; /* lanes past the end form a segment of their own */
+        const int          qup   = __shfl_up_sync(kFull, q, 1);
+        const unsigned int heads = __ballot_sync(kFull, lane == 0 || q != qup);
+        const int          first = 31 - __clz(heads & (kFull >> (31 - lane))); /* the lane where this lane's row piece starts */
+        const int          reach = __reduce_max_sync(kFull, (unsigned int)(lane - first));
+        PetscScalar        p     = v[u] * xv[u];
+
+        for (int off = 1; off <= reach; off *= 2) {
+          const PetscScalar t = __shfl_up_sync(kFull, p, off);
+
+          if (lane - off >= first) p += t;
+        }
+        if (valid && (lane == kWarp - 1 || (heads >> (lane + 1) & 1u))) acc[q] += p; /* the last lane of a row piece */
+      } else {
+        /* the lane's E entries, in order: their rows never decrease (entries past the end get row `rows`) */
+        int         q[E];
+        PetscScalar h = 0, s = 0;
+        bool        multi = false; /* the lane's entries span several rows */
+
+#pragma unroll
+        for (int j = 0; j < E; j++) {
+          const int k = base + (u * kWarp + lane) * E + j;
+          int       g = 0;
+
+#pragma unroll
+          for (int t = 1; t < S; t++) g += k >= bnd[t];
+          q[j] = k < bnd[S] ? g * H + r[u * E + j] : rows;
+        }
+        /* sequential sums of the lane's row pieces: the first (head) and the last (tail) take part in the scan, the
+           rows in between begin and end here, so no other lane adds to them in this pass */
+        s = mul_rn(v[u * E], xv[u * E]);
+#pragma unroll
+        for (int j = 1; j < E; j++) {
+          const PetscScalar pj = mul_rn(v[u * E + j], xv[u * E + j]);
+
+          if (q[j] != q[j - 1]) {
+            if (multi) acc[q[j - 1]] += s; /* a whole row inside the lane */
+            else h = s;
+            multi = true;
+            s     = pj;
+          } else s += pj;
+        }
+        /* segmented inclusive scan of the tails, keyed by the tail's row; a lane whose entries are all one row passes
+           its sum (with what came from the left) through */
+        const int          qh    = q[0], qt = q[E - 1];
+        const int          qup   = __shfl_up_sync(kFull, qt, 1);
+        const unsigned int heads = __ballot_sync(kFull, lane == 0 || qt != qup);
+        const unsigned int conts = __ballot_sync(kFull, lane != 0 && qh == qup); /* the head row goes on from the lane before */
+        const int          first = 31 - __clz(heads & (kFull >> (31 - lane)));
+        const int          reach = __reduce_max_sync(kFull, qt < rows ? (unsigned int)(lane - first) : 0u); /* past-the-end segments need no scan */
+
+        for (int off = 1; off <= reach; off *= 2) {
+          const PetscScalar t = __shfl_up_sync(kFull, s, off);
+
+          if (lane - off >= first) s += t;
+        }
+        const PetscScalar carry = __shfl_up_sync(kFull, s, 1); /* the sum of the head row's pieces in the lanes before */
+
+        if (multi) acc[qh] += (conts >> lane & 1u) ? carry + h : h; /* the head row ends in this lane */
+        if (qt < rows && (lane == kWarp - 1 || !(conts >> (lane + 1) & 1u))) acc[qt] += s; /* the tail row ends here */
+      }
       __syncwarp(); /* the next pass may add to the same row from another lane */
     }
   }
@@ -97,7 +169,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
   }
 }
 
-template <int S, int U>
+template <int S, int U, int E>
 void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   const int          warps  = (int)c->block / kWarp;
@@ -105,25 +177,38 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (shmem > 48 * 1024) {
-    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-    else (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+    else (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
   }
-  if (c->packed) cmrs_mult_scan<S, U, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
-  else cmrs_mult_scan<S, U, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  if (c->packed) cmrs_mult_scan<S, U, E, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult_scan<S, U, E, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
 
-template <int U>
+template <int U, int E>
 PetscErrorCode launch_scan_strips(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   PetscFunctionBegin;
   switch (c->warp_strips) {
-  case 1: launch_scan<1, U>(c, stream, x, y, z); break;
-  case 2: launch_scan<2, U>(c, stream, x, y, z); break;
-  case 4: launch_scan<4, U>(c, stream, x, y, z); break;
-  case 8: launch_scan<8, U>(c, stream, x, y, z); break;
-  case 16: launch_scan<16, U>(c, stream, x, y, z); break;
-  case 32: launch_scan<32, U>(c, stream, x, y, z); break;
+  case 1: launch_scan<1, U, E>(c, stream, x, y, z); break;
+  case 2: launch_scan<2, U, E>(c, stream, x, y, z); break;
+  case 4: launch_scan<4, U, E>(c, stream, x, y, z); break;
+  case 8: launch_scan<8, U, E>(c, stream, x, y, z); break;
+  case 16: launch_scan<16, U, E>(c, stream, x, y, z); break;
+  case 32: launch_scan<32, U, E>(c, stream, x, y, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS strips per warp %" PetscInt_FMT, c->warp_strips);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+template <int E>
+PetscErrorCode launch_scan_unroll(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  PetscFunctionBegin;
+  switch (c->unroll) {
+  case 1: PetscCall(launch_scan_strips<1, E>(c, stream, x, y, z)); break;
+  case 2: PetscCall(launch_scan_strips<2, E>(c, stream, x, y, z)); break;
+  case 4: PetscCall(launch_scan_strips<4, E>(c, stream, x, y, z)); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS unroll %" PetscInt_FMT, c->unroll);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -148,11 +233,11 @@ PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, cons
 
   PetscFunctionBegin;
   if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (c->unroll) {
-  case 1: PetscCall(launch_scan_strips<1>(c, stream, x, y, z)); break;
-  case 2: PetscCall(launch_scan_strips<2>(c, stream, x, y, z)); break;
-  case 4: PetscCall(launch_scan_strips<4>(c, stream, x, y, z)); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS unroll %" PetscInt_FMT, c->unroll);
+  switch (c->lane_entries) {
+  case 1: PetscCall(launch_scan_unroll<1>(c, stream, x, y, z)); break;
+  case 2: PetscCall(launch_scan_unroll<2>(c, stream, x, y, z)); break;
+  case 4: PetscCall(launch_scan_unroll<4>(c, stream, x, y, z)); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS lane entries %" PetscInt_FMT, c->lane_entries);
   }
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -129,7 +129,7 @@ static PetscErrorCode TestEmulation(void)
 {
   char           name[128];
   PetscBool      more = PETSC_TRUE;
-  const PetscInt hs[] = {1, 2, 3, 4, 8, 16};
+  const PetscInt hs[] = {1, 2, 3, 4, 8, 16}, scan_S[] = {1, 2, 4, 8, 16, 32};
 
   PetscFunctionBeginUser;
   for (PetscInt idx = 0; more; idx++) {
@@ -166,18 +166,161 @@ static PetscErrorCode TestEmulation(void)
             if (sort && k > L.sp[s]) entries = (PetscBool)(entries && MatCMRSColumn(&L, k - 1) <= MatCMRSColumn(&L, k));
           }
         TEST_CHECK(err <= TestTolerance() && !nanbad && entries, "emulated CMRS height %" PetscInt_FMT " %s %s on %s: rel. error %.2e", hs[h], sort ? "sorted" : "unsorted", pack ? "packed" : "unpacked", name, err);
-        if (!sort) { /* the scan kernel's arithmetic, with 1, 2 and 32 strips per warp */
-          for (PetscInt S = 1; S <= 32; S = S == 2 ? 32 : 2 * S) {
-            for (PetscInt i = 0; i < m; i++) z[i] = PETSC_MAX_REAL;
-            PetscCall(MatCMRSLayoutMultScan(&L, S, x, y, z));
-            PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
-            TEST_CHECK(err <= TestTolerance() && !nanbad, "emulated scan kernel, height %" PetscInt_FMT ", %" PetscInt_FMT " strips per warp, %s on %s: rel. error %.2e", hs[h], S, pack ? "packed" : "unpacked", name, err);
+        if (!sort) { /* the scan kernel's arithmetic: E entries per lane x S strips per warp */
+          for (PetscInt E = 1; E <= 4; E *= 2) {
+            double   worst = 0;
+            PetscInt bad = 0;
+
+            for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(scan_S); t++) {
+              for (PetscInt i = 0; i < m; i++) z[i] = PETSC_MAX_REAL;
+              PetscCall(MatCMRSLayoutMultScan(&L, scan_S[t], E, x, y, z));
+              PetscCall(TestRelativeError(m, z, ref, &err, &nanbad));
+              worst = PetscMax(worst, err);
+              if (!(err <= TestTolerance()) || nanbad) bad = bad ? bad : scan_S[t];
+            }
+            TEST_CHECK(!bad, "emulated scan kernel, height %" PetscInt_FMT ", %" PetscInt_FMT " entries per lane, 1..32 strips per warp, %s on %s: worst rel. error %.2e%s", hs[h], E, pack ? "packed" : "unpacked", name, worst, bad ? " (first failing S printed below)" : "");
+            if (bad) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  first failing S: %" PetscInt_FMT "\n", bad));
           }
         }
         PetscCall(PetscFree4(x, y, z, ref));
         PetscCall(MatCMRSLayoutDestroy(&L));
       }
     PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The scan kernel's emulation as it was before lane entries (E = 1 only, commit d711b14), kept to check that E = 1
+   still adds in exactly the same order */
+static PetscErrorCode LegacyMultScan(const MatCMRSLayout *L, PetscInt S, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  const PetscInt H = L->height, rows = S * H;
+  PetscScalar   *acc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(rows, &acc));
+  for (PetscInt s0 = 0; s0 < L->strips; s0 += S) {
+    const PetscInt   s1 = PetscMin(s0 + S, L->strips);
+    const PetscCount e0 = L->sp[s0], e1 = L->sp[s1];
+
+    for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
+    for (PetscCount base = e0; base < e1; base += 32) {
+      PetscScalar p[32], t[32];
+      PetscInt    q[32], first[32], reach = 0;
+
+      for (PetscInt lane = 0; lane < 32; lane++) {
+        const PetscCount k = base + lane;
+        PetscInt         g = 0;
+
+        for (PetscInt u = s0 + 1; u < s1; u++) g += k >= L->sp[u];
+        q[lane]     = k < e1 ? g * H + MatCMRSRowInStrip(L, k) : rows;
+        p[lane]     = k < e1 ? L->val[k] * x[MatCMRSColumn(L, k)] : 0;
+        first[lane] = lane && q[lane] == q[lane - 1] ? first[lane - 1] : lane;
+        reach       = PetscMax(reach, lane - first[lane]);
+      }
+      for (PetscInt off = 1; off <= reach; off *= 2) {
+        for (PetscInt lane = 0; lane < 32; lane++) t[lane] = lane >= off ? p[lane - off] : p[lane];
+        for (PetscInt lane = 0; lane < 32; lane++)
+          if (lane - off >= first[lane]) p[lane] += t[lane];
+      }
+      for (PetscInt lane = 0; lane < 32; lane++)
+        if (base + lane < e1 && (lane == 31 || q[lane + 1] != q[lane])) acc[q[lane]] += p[lane];
+    }
+    for (PetscInt q = 0; q < rows; q++) {
+      const PetscInt row = s0 * H + q;
+
+      if (row < L->m) z[row] = y ? y[row] + acc[q] : acc[q];
+    }
+  }
+  PetscCall(PetscFree(acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The scan emulation for every E, S, height and layout on every generated matrix:
+  - with small integers as values, x and y every partial sum is exact, so whatever the order of the additions the
+    result must equal the exact product bit for bit: a product lost, added twice or added to the wrong row (carry,
+    head, tail, middle rows, masked lanes, strip boundaries) shows as a wrong integer;
+  - E = 1 adds exactly as the emulation did before lane entries (bitwise);
+  - with real values E = 2 and E = 4 do add in another order than E = 1 (some result differs in its last bits) while
+    agreeing with the float64 reference (TestEmulation).
+*/
+static PetscErrorCode TestScanExact(void)
+{
+  char           name[128];
+  PetscBool      more = PETSC_TRUE;
+  const PetscInt hs[] = {1, 2, 3, 4, 5, 8, 16}, Ss[] = {1, 2, 4, 8, 16, 32};
+  PetscInt       order_diff[5] = {0}; /* rows whose result differs from E = 1's, for E = 2, 4 */
+  PetscInt       configs = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0; more; idx++) {
+    Mat                A;
+    const PetscInt    *ai, *aj;
+    PetscScalar       *aa, *ai_val, *x, *y, *xr, *yr, *z, *z1, *exact;
+    PetscInt           m, n;
+    char               first_bad[256] = "", first_legacy[256] = "";
+
+    PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    PetscCall(MatGetSize(A, &m, &n));
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+    PetscCall(PetscMalloc1((m ? ai[m] : 0) + 1, &ai_val));
+    PetscCall(PetscMalloc4(n + 1, &x, m + 1, &y, n + 1, &xr, m + 1, &yr));
+    PetscCall(PetscMalloc3(m + 1, &z, m + 1, &z1, m + 1, &exact));
+    for (PetscInt k = 0; k < (m ? ai[m] : 0); k++) ai_val[k] = (PetscScalar)((k * 7 + 3) % 9 - 4);
+    for (PetscInt j = 0; j < n; j++) x[j] = (PetscScalar)((j * 5) % 11 - 5), xr[j] = PetscSinReal(3.0 + j);
+    for (PetscInt i = 0; i < m; i++) {
+      y[i]     = (PetscScalar)(i % 13 - 6), yr[i] = PetscCosReal(1.0 + i);
+      exact[i] = y[i];
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) exact[i] += ai_val[k] * x[aj[k]]; /* integers below 2^24: exact */
+    }
+    for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++)
+      for (PetscInt pack = 0; pack < (CanPackTests() ? 2 : 1); pack++) {
+        MatCMRSLayout Li, Lr;
+
+        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ai_val, hs[h], PETSC_FALSE, (PetscBool)pack, &Li));
+        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[h], PETSC_FALSE, (PetscBool)pack, &Lr));
+        for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss); t++) {
+          PetscBool same;
+
+          for (PetscInt E = 1; E <= 4; E *= 2) {
+            PetscCall(MatCMRSLayoutMultScan(&Li, Ss[t], E, x, y, z));
+            configs++;
+            for (PetscInt i = 0; i < m && !first_bad[0]; i++)
+              if (z[i] != exact[i])
+                PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " %s: row %" PetscInt_FMT " gives %g, exactly %g", hs[h], Ss[t], E, pack ? "packed" : "unpacked", i, (double)z[i], (double)exact[i]));
+          }
+          /* real values: E = 1 against the old emulation, E = 2, 4 against E = 1 */
+          PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], 1, xr, yr, z1));
+          PetscCall(LegacyMultScan(&Lr, Ss[t], xr, yr, z));
+          PetscCall(PetscArraycmp(z, z1, m, &same));
+          if (!same && !first_legacy[0]) PetscCall(PetscSNPrintf(first_legacy, sizeof(first_legacy), "height %" PetscInt_FMT " S %" PetscInt_FMT " %s", hs[h], Ss[t], pack ? "packed" : "unpacked"));
+          for (PetscInt E = 2; E <= 4; E *= 2) {
+            PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], E, xr, yr, z));
+            for (PetscInt i = 0; i < m; i++) order_diff[E] += z[i] != z1[i];
+          }
+        }
+        PetscCall(MatCMRSLayoutDestroy(&Li));
+        PetscCall(MatCMRSLayoutDestroy(&Lr));
+      }
+    TEST_CHECK(!first_bad[0], "scan emulation with integer data on %s: exact for E = 1, 2, 4 x S = 1..32 x heights 1, 2, 3, 4, 5, 8, 16%s%s", name, first_bad[0] ? "; first wrong: " : "", first_bad);
+    TEST_CHECK(!first_legacy[0], "scan emulation, E = 1 on %s: bitwise the emulation before lane entries, every S and height%s%s", name, first_legacy[0] ? "; differs at " : "", first_legacy);
+    PetscCall(PetscFree(ai_val));
+    PetscCall(PetscFree4(x, y, xr, yr));
+    PetscCall(PetscFree3(z, z1, exact));
+    PetscCall(MatDestroy(&A));
+  }
+  TEST_CHECK(order_diff[2] > 0 && order_diff[4] > 0, "scan emulation: E = 2 and E = 4 add in another order than E = 1 (%" PetscInt_FMT " and %" PetscInt_FMT " results differ in their last bits over all %" PetscInt_FMT " configurations; all within the float64 reference's tolerance, see above)", order_diff[2], order_diff[4], configs);
+  {
+    MatCMRSLayout  L;
+    PetscErrorCode ierr;
+    PetscScalar    one = 1;
+
+    PetscCall(MatCMRSLayoutCreate(5, 5, ex_ai, ex_aj, ex_aa, 2, PETSC_FALSE, PETSC_FALSE, &L));
+    TEST_EXPECT_ERROR(&ierr, MatCMRSLayoutMultScan(&L, 2, 3, &one, NULL, &one));
+    TEST_CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "scan emulation refuses 3 entries per lane (%d)", (int)ierr);
+    PetscCall(MatCMRSLayoutDestroy(&L));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -264,6 +407,33 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "3", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_warp_strips", "4", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "2", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "0", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "3", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "8", PETSC_ERR_ARG_OUTOFRANGE));
+  {
+    char text[4096], *found;
+    Mat  D;
+
+    PetscCall(TestViewInfoText(B, text, sizeof(text)));
+    PetscCall(PetscStrstr(text, "1 entries per lane per pass", &found));
+    TEST_CHECK(found != NULL, "MatView shows the default of 1 entry per lane per pass");
+    PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "4", PETSC_SUCCESS));
+    PetscCall(TestViewInfoText(B, text, sizeof(text)));
+    PetscCall(PetscStrstr(text, "4 entries per lane per pass", &found));
+    TEST_CHECK(found != NULL, "-mat_cmrs_lane_entries 4 shows in MatView");
+    PetscCall(MatCMRSCUDASetLaneEntries(B, 2));
+    PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &D));
+    PetscCall(TestViewInfoText(D, text, sizeof(text)));
+    PetscCall(PetscStrstr(text, "2 entries per lane per pass", &found));
+    TEST_CHECK(found != NULL, "MatCMRSCUDASetLaneEntries(2) is kept by MatDuplicate");
+    PetscCall(MatDestroy(&D));
+    {
+      PetscErrorCode ierr;
+
+      TEST_EXPECT_ERROR(&ierr, MatCMRSCUDASetLaneEntries(B, 16));
+      TEST_CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "MatCMRSCUDASetLaneEntries(16) gives PETSC_ERR_ARG_OUTOFRANGE (%d)", (int)ierr);
+    }
+  }
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_variant", "basic", PETSC_SUCCESS));
   PetscCall(MatCMRSCUDAGetHeight(B, &h));
   TEST_CHECK(h == 8, "basic variant: automatic height for about 3.5 nonzeros per row is 8 (%" PetscInt_FMT ")", h);
@@ -317,6 +487,7 @@ int main(int argc, char **argv)
   PetscCall(TestPaperExample());
   PetscCall(TestPackingLimits());
   PetscCall(TestEmulation());
+  PetscCall(TestScanExact());
   PetscCall(TestPadded());
   PetscCall(TestTypeAndOptions());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_cmrs_layout: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));

@@ -47,7 +47,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreate(PetscInt, PetscInt, const PetscI
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreatePadded(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscBool, MatCMRSLayout *);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *, const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
 
 /* The kernels (-mat_cmrs_variant): Algorithm 1, the padded variant of section 6.7, the H100 segmented-scan kernel */
@@ -63,7 +63,8 @@ typedef struct {
   PetscInt  variant;                     /* CMRS_VARIANT_BASIC, _PADDED or _SCAN */
   PetscInt  M_option;                    /* -mat_cmrs_buffer_columns: the padded variant's buffer width */
   PetscInt  warp_strips_option;          /* -mat_cmrs_warp_strips: strips per warp of the scan variant (0: automatic) */
-  PetscInt  unroll;                      /* -mat_cmrs_unroll: passes of 32 entries loaded ahead by the scan kernel */
+  PetscInt  unroll;                      /* -mat_cmrs_unroll: passes loaded ahead by the scan kernel */
+  PetscInt  lane_entries;                /* -mat_cmrs_lane_entries: consecutive entries per lane in a pass of the scan kernel (1, 2, 4) */
   PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
   /* the device copy */
   PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
