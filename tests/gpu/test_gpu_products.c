@@ -12,6 +12,7 @@ static const char help[] = "GPU products of the petscgpumat types against a floa
   leave no device memory behind and the matrix usable on the host.
 */
 #include <petscgpumat.h>
+#include <petscgpumat/private/cmrsimpl.h>
 #include <petscdevice_cuda.h>
 #include <math.h>
 #include "../common/testutil.h"
@@ -49,18 +50,19 @@ static PetscErrorCode ApplyRgCSR(Mat A, PetscInt v)
 
 /*
   (height, sort, block size) for the basic variant, then (height, M) for the padded one, then the scan variant:
-  (height, strips per warp, passes loaded ahead, block size, built on the host or the GPU), with sorting last
-  (the scan variant then runs Algorithm 1)
+  (height, strips per warp, passes loaded ahead, entries per lane, block size, built on the host or the GPU), with
+  sorting at 25 (the scan variant then runs Algorithm 1), then scan variants with 2 and 4 entries per lane
 */
 static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
 {
-  const PetscInt    h[] = {4, 1, 2, 3, 4, 5, 8, 16, 16, 7, 16, 16, 4, 8, 0, 1, 2, 4, 8, 16, 16, 5, 16, 3, 16, 4};
+  const PetscInt    h[] = {4, 1, 2, 3, 4, 5, 8, 16, 16, 7, 16, 16, 4, 8, 0, 1, 2, 4, 8, 16, 16, 5, 16, 3, 16, 4, 16, 16, 1, 5, 3, 16};
   const PetscBool   s[] = {PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE};
-  const PetscInt    b[] = {128, 32, 64, 128, 256, 96, 512, 1024, 128, 160, 128, 256, 64, 128, 128, 32, 64, 96, 256, 1024, 128, 160, 128, 64, 128, 128};
+  const PetscInt    b[] = {128, 32, 64, 128, 256, 96, 512, 1024, 128, 160, 128, 256, 64, 128, 128, 32, 64, 96, 256, 1024, 128, 160, 128, 64, 128, 128, 128, 128, 32, 160, 64, 256};
   const char       *M[] = {"8", "2", "8", "4"};
-  const char *const S[] = {"0", "0", "0", "1", "4", "1", "2", "0", "32", "8", "0", "0"}; /* scan: strips per warp */
-  const char *const U[] = {"4", "4", "2", "1", "4", "2", "4", "4", "4", "1", "4", "4"}; /* scan: passes ahead */
-  const char *const D[] = {"1", "1", "1", "0", "1", "1", "1", "0", "1", "1", "0", "1"}; /* scan: built on the GPU */
+  const char *const S[] = {"0", "0", "0", "1", "4", "1", "2", "0", "32", "8", "0", "0", "0", "0", "1", "8", "32", "4"}; /* scan: strips per warp */
+  const char *const U[] = {"4", "4", "2", "1", "4", "2", "4", "4", "4", "1", "4", "4", "2", "1", "1", "4", "2", "4"}; /* scan: passes ahead */
+  const char *const E[] = {"1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "1", "2", "4", "2", "4", "2", "2"}; /* scan: entries per lane */
+  const char *const D[] = {"1", "1", "1", "0", "1", "1", "1", "0", "1", "1", "0", "1", "1", "1", "0", "1", "1", "0"}; /* scan: built on the GPU */
 
   PetscFunctionBeginUser;
   PetscCall(MatCMRSCUDASetHeight(A, h[v]));
@@ -74,6 +76,7 @@ static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_variant", "scan"));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_warp_strips", S[v - 14]));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_unroll", U[v - 14]));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_lane_entries", E[v - 14]));
     PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_device_convert", D[v - 14]));
   }
   PetscCall(MatSetFromOptions(A));
@@ -81,6 +84,7 @@ static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_buffer_columns"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_warp_strips"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_unroll"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_lane_entries"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_device_convert"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -104,7 +108,7 @@ static PetscErrorCode GetVariants(const char *type, Variants *var)
   } else if (cmrs) {
     var->label = "(height, sort, block size) combinations, then the padded and the scan variants";
     var->apply = ApplyCMRS;
-    var->count = 26;
+    var->count = 32;
   } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -349,6 +353,14 @@ static PetscErrorCode TestCMRSUnpacked(void)
   PetscCall(VecGetArrayRead(y, &ya));
   TEST_CHECK(ya[0] == 1.5 * 3 + 2.5 * 5 && ya[1] == 0 && ya[2] == -3.0 + 12.0, "cmrscuda, 2^28 + 1 columns (unpacked layout) on the GPU: y = (%g, %g, %g)", (double)ya[0], (double)ya[1], (double)ya[2]);
   PetscCall(VecRestoreArrayRead(y, &ya));
+  for (PetscInt E = 2; E <= 4; E *= 2) { /* the scan kernel's unpacked layout with several entries per lane */
+    PetscCall(MatCMRSCUDASetLaneEntries(A, E));
+    PetscCall(VecSet(y, (PetscScalar)NAN));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(VecGetArrayRead(y, &ya));
+    TEST_CHECK(ya[0] == 1.5 * 3 + 2.5 * 5 && ya[1] == 0 && ya[2] == -3.0 + 12.0, "cmrscuda, 2^28 + 1 columns (unpacked layout), %" PetscInt_FMT " entries per lane: y = (%g, %g, %g)", E, (double)ya[0], (double)ya[1], (double)ya[2]);
+    PetscCall(VecRestoreArrayRead(y, &ya));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&A));
@@ -383,6 +395,98 @@ static PetscErrorCode TestCMRSPaddingInf(PetscRandom rnd)
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The CMRS scan kernel against its host emulation MatCMRSLayoutMultScan(), bit for bit (MatMult and MatMultAdd), for
+  E = 1, 2, 4 entries per lane and several (height, strips per warp, passes ahead), on the generated matrices
+*/
+static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
+{
+  const PetscInt    hs[] = {16, 16, 16, 5, 1, 3, 16, 8, 2};
+  const PetscInt    Ss[] = {2, 1, 4, 8, 32, 16, 32, 2, 1};
+  const char *const Us[] = {"2", "1", "4", "2", "1", "4", "2", "4", "1"};
+  char              name[128], Sstr[16];
+  PetscBool         more = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0; more; idx++) {
+    Mat             A;
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa;
+    PetscInt        m, n;
+    PetscBool       packed;
+
+    PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    PetscCall(MatGetSize(A, &m, &n));
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
+    PetscCall(MatCMRSCanPack(n, &packed));
+    for (PetscInt E = 1; E <= 4; E *= 2) {
+      char first_bad[256] = "";
+
+      for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(hs); c++) {
+        Mat                B;
+        Vec                x, y, z, w;
+        MatCMRSLayout      L;
+        PetscScalar       *ez, *ew;
+        const PetscScalar *xa, *ya, *za, *wa;
+        PetscBool          same_z, same_w;
+
+        PetscCall(MatConvert(A, MATCMRSCUDA, MAT_INITIAL_MATRIX, &B));
+        PetscCall(PetscSNPrintf(Sstr, sizeof(Sstr), "%" PetscInt_FMT, Ss[c]));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_variant", "scan"));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_warp_strips", Sstr));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_unroll", Us[c]));
+        PetscCall(MatSetFromOptions(B));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_warp_strips"));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_unroll"));
+        PetscCall(MatCMRSCUDASetHeight(B, hs[c]));
+        PetscCall(MatCMRSCUDASetLaneEntries(B, E));
+        PetscCall(MatGPUMatSetCompressedRows(B, PETSC_FALSE)); /* the emulation runs on all rows */
+        PetscCall(MatCreateVecs(B, &x, &y));
+        PetscCall(VecDuplicate(y, &z));
+        PetscCall(VecDuplicate(y, &w));
+        PetscCall(VecSetRandom(x, rnd));
+        PetscCall(VecSetRandom(y, rnd));
+        PetscCall(Poison(z));
+        PetscCall(Poison(w));
+        PetscCall(MatMult(B, x, z));
+        PetscCall(MatMultAdd(B, x, y, w));
+        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[c], PETSC_FALSE, packed, &L));
+        PetscCall(PetscMalloc2(m + 1, &ez, m + 1, &ew));
+        PetscCall(VecGetArrayRead(x, &xa));
+        PetscCall(VecGetArrayRead(y, &ya));
+        PetscCall(MatCMRSLayoutMultScan(&L, Ss[c], E, xa, NULL, ez));
+        PetscCall(MatCMRSLayoutMultScan(&L, Ss[c], E, xa, ya, ew));
+        PetscCall(VecRestoreArrayRead(x, &xa));
+        PetscCall(VecRestoreArrayRead(y, &ya));
+        PetscCall(VecGetArrayRead(z, &za));
+        PetscCall(VecGetArrayRead(w, &wa));
+        PetscCall(PetscArraycmp(za, ez, m, &same_z));
+        PetscCall(PetscArraycmp(wa, ew, m, &same_w));
+        if ((!same_z || !same_w) && !first_bad[0]) {
+          PetscInt i = 0;
+
+          while (i < m && !memcmp(&za[i], &ez[i], sizeof(PetscScalar)) && !memcmp(&wa[i], &ew[i], sizeof(PetscScalar))) i++;
+          PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " U %s: row %" PetscInt_FMT ": MatMult %.17g vs %.17g, MatMultAdd %.17g vs %.17g", hs[c], Ss[c], Us[c], i, (double)za[i], (double)ez[i], (double)wa[i], (double)ew[i]));
+        }
+        PetscCall(VecRestoreArrayRead(z, &za));
+        PetscCall(VecRestoreArrayRead(w, &wa));
+        PetscCall(PetscFree2(ez, ew));
+        PetscCall(MatCMRSLayoutDestroy(&L));
+        PetscCall(VecDestroy(&x));
+        PetscCall(VecDestroy(&y));
+        PetscCall(VecDestroy(&z));
+        PetscCall(VecDestroy(&w));
+        PetscCall(MatDestroy(&B));
+      }
+      TEST_CHECK(!first_bad[0], "cmrscuda scan kernel, %" PetscInt_FMT " entries per lane, on %s: MatMult and MatMultAdd bitwise equal to the host emulation for 9 (height, S, U)%s%s", E, name, first_bad[0] ? "; first difference: " : "", first_bad);
+    }
+    PetscCall(MatDestroy(&A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -524,6 +628,12 @@ int main(int argc, char **argv)
     PetscCall(TestCMRSUnpacked());
   }
   PetscCall(TestCMRSPaddingInf(rnd));
+  for (PetscInt t = 0; t < ntypes && !flg; t++) { /* not with -quick (compute-sanitizer, compressed rows): the variants above cover E there */
+    PetscBool cmrs;
+
+    PetscCall(PetscStrcmp(types[t], MATCMRSCUDA, &cmrs));
+    if (cmrs) PetscCall(TestCMRSScanBitwise(rnd));
+  }
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   for (PetscInt k = 0; k < nmats; k++) PetscCall(PetscFree(mats[k]));
   PetscCall(PetscRandomDestroy(&rnd));
