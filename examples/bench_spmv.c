@@ -14,7 +14,7 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
                            "  -name <label> -set <label>              the matrix's name and set in the table and CSV\n"
                            "  -reps <r>                               timed products per GPU type (default 100; CPU types: at most 20 and about 2 s); the median is reported\n"
                            "  -csv <file>                             also write the results as CSV (refusals included, with their reason)\n"
-                           "  -variants <v1,v2,...>                   extra runs of the petscgpumat types, each variant as name:value[+name:value]\n"
+                           "  -variants <v1,v2,...>                   extra runs of the petscgpumat types (at most 48), each variant as name:value[+name:value]\n"
                            "                                          e.g. -variants mat_ellr_threads_per_row:1,mat_ellr_threads_per_row:2\n"
                            "  -mean <m>                               mean row length of -problem rows|powerlaw (default 16)\n"
                            "  -dense_rows <d>                         dense rows of -problem denserows (default 8)\n"
@@ -593,11 +593,14 @@ static PetscErrorCode ChooseKSP(Mat A, const char *ksp, const char **type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#define BENCH_MAX_VARIANTS 48
+#define BENCH_MAX_RESULTS  128
+
 int main(int argc, char **argv)
 {
-  char       *types[16], *variants[16], problem[32] = "lap3d7", file[PETSC_MAX_PATH_LEN] = "", csv[PETSC_MAX_PATH_LEN] = "", reason[256] = "";
+  char       *types[16], *variants[BENCH_MAX_VARIANTS], problem[32] = "lap3d7", file[PETSC_MAX_PATH_LEN] = "", csv[PETSC_MAX_PATH_LEN] = "", reason[256] = "";
   char        name[256] = "", set[64] = "", ksp[16] = "none";
-  PetscInt    ntypes = 16, nvariants = 16, k = 150, reps = 100, mean = 16, ndense = 8, nres = 0, replicate = 1, maxit = 1000, base = -1;
+  PetscInt    ntypes = 16, nvariants = BENCH_MAX_VARIANTS, k = 150, reps = 100, mean = 16, ndense = 8, nres = 0, replicate = 1, maxit = 1000, base = -1;
   PetscReal   rtol = 1e-8;
   PetscBool   flg, fflg, nflg, gpu, csvflg, irregular = PETSC_FALSE, anycpu = PETSC_FALSE;
   Mat         A;
@@ -612,7 +615,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscGPUMatInitializePackage());
-  PetscCall(PetscCalloc1(64, &res));
+  PetscCall(PetscCalloc1(BENCH_MAX_RESULTS, &res));
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
   if (!flg) {
     const char *def[] = {MATAIJCUSPARSE, "sellcuda", MATCMRSCUDA, MATELLRCUDA, MATRGCSRCUDA};
@@ -620,6 +623,14 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-variants", variants, &nvariants, &flg));
   if (!flg) nvariants = 0;
+  if (nvariants == BENCH_MAX_VARIANTS) { /* PetscOptionsGetStringArray() drops the rest silently */
+    char   raw[16384];
+    size_t commas = 0;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-variants", raw, sizeof(raw), NULL));
+    for (const char *c = raw; *c; c++) commas += *c == ',';
+    PetscCheck(commas < BENCH_MAX_VARIANTS, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "At most %d -variants per run", BENCH_MAX_VARIANTS);
+  }
   PetscCall(PetscOptionsGetString(NULL, NULL, "-problem", problem, sizeof(problem), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-f", file, sizeof(file), &fflg));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-csv", csv, sizeof(csv), &csvflg));
@@ -732,7 +743,7 @@ int main(int argc, char **argv)
     for (PetscInt t = 0; t < ntypes; t++) {
       Result *r = &res[nres];
 
-      if (nres >= 64) break;
+      if (nres >= BENCH_MAX_RESULTS) break;
       if (v >= 0) {
         char      key[32];
         char     *found;
