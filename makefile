@@ -35,7 +35,7 @@ export PETSC_DIR PETSC_ARCH
 CC       = $(PCC)
 WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 CPPFLAGS = -I$(ROOT)/include $(PETSC_CC_INCLUDES)
-CFLAGS   = $(CC_FLAGS) $(WARN)
+CFLAGS   = $(CC_FLAGS) $(WARN) -ffp-contract=off # the host emulations of the kernels must round as they do
 NVCC     = $(CUDAC)
 NVFLAGS  = $(filter-out -arch=%,$(CUDAC_FLAGS)) -arch=sm_$(CUDA_ARCH) -Xcompiler -Wall $(CPPFLAGS)
 # the default build goes to lib/; another BUILD (e.g. a single-precision one) keeps its library inside it

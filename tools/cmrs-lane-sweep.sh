@@ -6,7 +6,7 @@
 #   tools/cmrs-lane-sweep.sh
 # For each matrix (3-D 7-point 150^3, 2-D 5-point 2000^2, and real matrices of mean row length <= 32 from
 # $PETSCGPUMAT_MATRICES replicated on the diagonal to about 6 M nonzeros): one bench_spmv run of aijcusparse, the
-# default cmrscuda and the 27 scan variants E in {1,2,4} x U in {1,2,4} x S in {1,2,4} (height 16, block 128), then
+# default cmrscuda and the 32 scan variants E in {1,2,4} x U in {1,2,4} (not E = U = 4) x S in {1,2,4,8} (height 16, block 128), then
 # one run of the fastest of them with block sizes 128 and 256 (cuSPARSE and the default again in that run).
 # Median of REPS (default 100) products each. Writes $OUT/cmrs-lane-sweep.csv (bench_spmv's columns after "case,phase")
 # and $OUT/cmrs-lane-sweep.txt (bench_spmv's tables and, per matrix, speed-ups over cuSPARSE as an E x (U, S) grid).
@@ -34,7 +34,8 @@ say "# cmrs-lane-sweep $(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short
 grid=""
 for E in 1 2 4; do
   for U in 1 2 4; do
-    for S in 1 2 4; do grid+="mat_cmrs_variant:scan+mat_cmrs_lane_entries:$E+mat_cmrs_unroll:$U+mat_cmrs_warp_strips:$S,"; done
+    ((E * U > 8)) && continue # E = 4, U = 4 spills to local memory
+    for S in 1 2 4 8; do grid+="mat_cmrs_variant:scan+mat_cmrs_lane_entries:$E+mat_cmrs_unroll:$U+mat_cmrs_warp_strips:$S,"; done
   done
 done
 grid=${grid%,}
