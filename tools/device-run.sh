@@ -3,7 +3,7 @@
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
 #   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [demo] [none]
-#   (default: tests bench demo; none: only unpack)
+#   (default: tests bench demo; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -12,11 +12,15 @@ mkdir -p "$out"
 what=${*:-tests bench demo}
 has() { [[ " $what " == *" $1 "* ]]; } # a phase named on the command line
 work=/tmp/petscgpumat-device
-rm -rf "$work" && mkdir -p "$work"
 devdir=${DEVICE_DIR:-.device}
-xz -dc "$devdir/petscgpumat-device.tar.xz" | tar -C "$work" -xf - || { echo "cannot unpack $devdir/petscgpumat-device.tar.xz"; exit 1; }
-tar -C / -xf "$work/petsc.tar"
-cp -a "$work/repo/lib" "$work/repo/build" "$root/"
+if [[ ${NO_UNPACK:-0} == 1 && -d $work/repo && -d $root/build ]]; then
+  echo "NO_UNPACK: using the build unpacked by an earlier call"
+else
+  rm -rf "$work" && mkdir -p "$work"
+  xz -dc "$devdir/petscgpumat-device.tar.xz" | tar -C "$work" -xf - || { echo "cannot unpack $devdir/petscgpumat-device.tar.xz"; exit 1; }
+  tar -C / -xf "$work/petsc.tar"
+  cp -a "$work/repo/lib" "$work/repo/build" "$root/"
+fi
 export LD_LIBRARY_PATH="$root/lib:$work/syslibs:/usr/local/cuda/lib64:/usr/local/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PETSCGPUMAT_MATRICES=$work/matrices
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; uname -r; } >"$out/device.txt" 2>&1
@@ -79,14 +83,31 @@ if has profile; then
   done | tee "$out/profile.txt" | grep -E "^  [a-z_]+.*\(|Duration|DRAM Throughput|Memory Throughput|L1/TEX Hit|L2 Hit|Achieved Occupancy|Registers Per|Block Size|Mem Busy|Max Bandwidth" | head -80
 fi
 if has sanitize; then
-  # compute-sanitizer over the GPU products of the three formats (generated matrices, every variant)
+  # compute-sanitizer over the GPU products of the three formats (generated matrices, every variant; racecheck on
+  # the kernels that use shared memory: CMRS's) and over the MPI types on 2 ranks (CUDA IPC halo exchange).
+  # SAN_TOOLS picks the tools (default: all four), SAN_MPI=0 skips the MPI runs.
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
-  for tool in memcheck racecheck initcheck synccheck; do
-    echo "== compute-sanitizer --tool $tool"
-    timeout 100 tests/mpienv.sh "$cs" --tool $tool --error-exitcode 9 --print-limit 20 \
-      build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick >"$work/cs-$tool.log" 2>&1
-    echo "exit status $? ($tool); $(grep -c '^PASS' "$work/cs-$tool.log") checks passed, $(grep -c '^FAIL' "$work/cs-$tool.log") failed"
-    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)" "$work/cs-$tool.log" | sort | uniq -c | head -12
+  san() { # label, timeout, tool, program and arguments (an mpiexec command line runs the sanitizer on each rank)
+    local label=$1 t=$2 tool=$3 log
+    shift 3
+    log=$work/cs-$label-$tool.log
+    echo "== compute-sanitizer --tool $tool: $label"
+    if [[ $1 == mpiexec ]]; then
+      timeout "$t" tests/mpienv.sh mpiexec -n 2 "$cs" --tool "$tool" --error-exitcode 9 --print-limit 20 "${@:4}" >"$log" 2>&1
+    else
+      timeout "$t" tests/mpienv.sh "$cs" --tool "$tool" --error-exitcode 9 --print-limit 20 "$@" >"$log" 2>&1
+    fi
+    echo "exit status $? ($tool); $(grep -c '^PASS' "$log") checks passed, $(grep -c '^FAIL' "$log") failed"
+    grep -E '^FAIL' "$log" | head -5
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)" "$log" | sort | uniq -c | head -12
+  }
+  for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    if [[ $tool == racecheck ]]; then
+      san products 200 racecheck build/tests/gpu/test_gpu_products -types cmrscuda -quick
+    else
+      san products 150 $tool build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick
+      [[ ${SAN_MPI:-1} == 1 && $tool != synccheck ]] && san mpi-np2 150 $tool mpiexec -n 2 build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc
+    fi
   done 2>&1 | tee "$out/sanitize.txt"
   tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)
 fi
