@@ -85,7 +85,7 @@ fi
 if has sanitize; then
   # compute-sanitizer over the GPU products of the three formats (generated matrices, every variant; racecheck on
   # the kernels that use shared memory: CMRS's) and over the MPI types on 2 ranks (CUDA IPC halo exchange).
-  # SAN_TOOLS picks the tools (default: all four), SAN_MPI=0 skips the MPI runs.
+  # SAN_TOOLS picks the tools (default: all four), SAN_TARGETS the programs ("products mpi" by default).
   cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /opt/nvidia/*/compute-sanitizer 2>/dev/null | head -1)
   san() { # label, timeout, tool, program and arguments (an mpiexec command line runs the sanitizer on each rank)
     local label=$1 t=$2 tool=$3 log
@@ -102,11 +102,12 @@ if has sanitize; then
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|========= (Invalid|Race|Uninitialized|Barrier|Program hit|Error)" "$log" | sort | uniq -c | head -12
   }
   for tool in ${SAN_TOOLS:-memcheck racecheck initcheck synccheck}; do
+    targets=" ${SAN_TARGETS:-products mpi} "
     if [[ $tool == racecheck ]]; then
-      san products 200 racecheck build/tests/gpu/test_gpu_products -types cmrscuda -quick
+      [[ $targets == *" products "* ]] && san products 200 racecheck build/tests/gpu/test_gpu_products -types cmrscuda -quick
     else
-      san products 150 $tool build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick
-      [[ ${SAN_MPI:-1} == 1 && $tool != synccheck ]] && san mpi-np2 150 $tool mpiexec -n 2 build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc
+      [[ $targets == *" products "* ]] && san products 150 $tool build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick
+      [[ $targets == *" mpi "* && $tool != synccheck ]] && san mpi-np2 150 $tool mpiexec -n 2 build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc
     fi
   done 2>&1 | tee "$out/sanitize.txt"
   tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)
