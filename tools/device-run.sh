@@ -107,7 +107,7 @@ if has sanitize; then
       [[ $targets == *" products "* ]] && san products 200 racecheck build/tests/gpu/test_gpu_products -types cmrscuda -quick
     else
       [[ $targets == *" products "* ]] && san products 150 $tool build/tests/gpu/test_gpu_products -types ellrcuda,rgcsrcuda,cmrscuda -quick
-      [[ $targets == *" mpi "* && $tool != synccheck ]] && san mpi-np2 150 $tool mpiexec -n 2 build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc
+      [[ $targets == *" mpi "* && $tool != synccheck ]] && san mpi-np2 200 $tool mpiexec -n 2 build/tests/gpu/test_gpu_mpi -types ellrcuda,rgcsrcuda,cmrscuda -expect_ipc -quick
     fi
   done 2>&1 | tee "$out/sanitize.txt"
   tar -C "$work" -czf "$out/sanitize-logs.tar.gz" $(cd "$work" && ls cs-*.log)

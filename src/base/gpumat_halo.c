@@ -194,6 +194,9 @@ static PetscErrorCode MatGPUMatHaloSetUpIPC(Mat A, MatGPUMatHalo *h)
   if (ok) PetscCall(MatGPUMatHaloNeighboursOnNode(h, &ok));
   if (ok && nr) {
     err = cudaMalloc((void **)&h->d_ipcrecv, 2 * nr * sizeof(PetscScalar));
+    /* NaN until the senders write: a value that never arrived shows in the product (and compute-sanitizer's
+       initcheck, which cannot see another process's writes, has nothing to report) */
+    if (err == cudaSuccess) err = cudaMemset(h->d_ipcrecv, 0xff, 2 * nr * sizeof(PetscScalar));
     if (err == cudaSuccess) err = cudaIpcGetMemHandle(&mine.handle, h->d_ipcrecv);
     if (err != cudaSuccess) (void)cudaGetLastError();
     ok = (PetscBool)(err == cudaSuccess);

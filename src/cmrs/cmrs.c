@@ -10,8 +10,8 @@ static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto",
 #define CMRS_DEFAULT_HEIGHT  0
 #define CMRS_DEFAULT_BLOCK   128
 #define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
-#define CMRS_DEFAULT_UNROLL  2
-#define CMRS_DEFAULT_LANE_ENTRIES 1 /* E = 2, 4 (issue #3) await their H100 measurement */
+#define CMRS_DEFAULT_UNROLL       1
+#define CMRS_DEFAULT_LANE_ENTRIES 4
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -28,16 +28,14 @@ static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
 }
 
 /*
-  The scan kernel's automatic height and strips per warp (H100 sweep, docs/cmrs.md): a warp takes 32 rows, in
-  strips of 16. The height only sets how many strip pointers there are (and how many a lane compares its entry
-  with), so the largest height is best; the rows per warp set the work of a warp.
+  The scan kernel's automatic height and strips per warp (H100 sweeps, docs/cmrs.md): strips of 16 rows, and as many
+  strips per warp (a power of two) as keep a warp's share near 512 entries. The height only sets how many strip
+  pointers there are (and how many a lane compares its entry with), so the largest height is best; the entries per
+  warp set its work. With 4 entries per lane and 1 pass loaded ahead (the defaults) that is 4 strips on stencils
+  (mean row length 5-7) and 2 on cage10 (13), the best or within 2 % of it on the five matrices of the sweep.
 */
-#define CMRS_SCAN_HEIGHT 16 /* best in double and in single precision */
-#if defined(PETSC_USE_REAL_SINGLE)
-  #define CMRS_SCAN_WARP_ROWS 64 /* single: 4 strips of 16 per warp measured faster on both Laplacians */
-#else
-  #define CMRS_SCAN_WARP_ROWS 32
-#endif
+#define CMRS_SCAN_HEIGHT       16 /* best in double and in single precision */
+#define CMRS_SCAN_WARP_ENTRIES 512
 
 /* The variant in use: -mat_cmrs_variant auto (default) takes the scan kernel up to a mean row length of 32 */
 static PetscInt MatCMRSVariantInUse(const Mat_SeqCMRSCUDA *c, PetscInt m, PetscCount nnz)
@@ -46,12 +44,13 @@ static PetscInt MatCMRSVariantInUse(const Mat_SeqCMRSCUDA *c, PetscInt m, PetscC
   return nnz > (PetscCount)32 * m ? CMRS_VARIANT_BASIC : CMRS_VARIANT_SCAN;
 }
 
-static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option)
+static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, PetscCount nnz)
 {
-  PetscInt S = 1;
+  const PetscReal mean = m ? (PetscReal)nnz / (PetscReal)m : 0.0;
+  PetscInt        S    = 1;
 
   if (option) return option;
-  while (2 * S * h <= CMRS_SCAN_WARP_ROWS && S < 32) S *= 2;
+  while (S < 32 && (PetscReal)(2 * S * h) * PetscMax(mean, 1.0) <= CMRS_SCAN_WARP_ENTRIES) S *= 2;
   return S;
 }
 
@@ -253,15 +252,27 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   Mat_SeqCMRSCUDA *c;
   Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   PetscBool        packed;
-  PetscInt         h;
+  PetscInt         h, vm;
+  PetscCount       vnnz = 0;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
+  vm   = c->m;
+  vnnz = c->nnz;
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
+  if (!g->built) { /* the rows and entries the automatic strips per warp will see */
+    const PetscInt *ai;
+
+    vm = A->rmap->n;
+    if (A->preallocated && vm) {
+      PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+      vnnz = ai[vm];
+    }
+  }
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
   else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 32 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
-  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option), c->unroll, c->lane_entries, c->block_option));
+  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll, c->lane_entries, c->block_option));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
@@ -407,7 +418,7 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   c->block       = c->block_option; /* neither the block size nor the scan kernel's parameters change the layout */
-  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option) : 0;
+  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz) : 0;
   if (c->warp_strips) PetscCall(MatCMRSCUDALaunchMultScan(args->stream, c, args->x, args->y, args->z));
   else PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -489,9 +500,9 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_variant <basic,padded,scan,auto> - Algorithm 1, the padded variant of section 6.7, the H100 scan kernel,
                                                 or auto (default: scan up to 32 entries per row, else basic); see docs/cmrs.md
 .  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
-.  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: 32 rows per warp, 64 in single precision)
-.  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1, 2 (default) or 4
-.  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1 (default), 2 or 4
+.  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: about 512 entries per warp, 4 strips of 16 rows on stencils)
+.  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1 (default), 2 or 4
+.  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1, 2 or 4 (default)
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner
@@ -652,7 +663,7 @@ PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
 
   Input Parameters:
 + A - the matrix
-- E - 1 (default), 2 or 4: a warp's pass covers 32 x E entries; each lane adds its E products in order, rows that
+- E - 1, 2 or 4 (default): a warp's pass covers 32 x E entries; each lane adds its E products in order, rows that
       begin and end among them go straight to their sums, and one segmented scan per pass joins the lanes' first
       and last row pieces, so the scan's fixed cost is paid once per 32 x E entries instead of once per 32
 

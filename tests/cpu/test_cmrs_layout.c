@@ -415,12 +415,12 @@ static PetscErrorCode TestTypeAndOptions(void)
     Mat  D;
 
     PetscCall(TestViewInfoText(B, text, sizeof(text)));
-    PetscCall(PetscStrstr(text, "1 entries per lane per pass", &found));
-    TEST_CHECK(found != NULL, "MatView shows the default of 1 entry per lane per pass");
-    PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "4", PETSC_SUCCESS));
-    PetscCall(TestViewInfoText(B, text, sizeof(text)));
     PetscCall(PetscStrstr(text, "4 entries per lane per pass", &found));
-    TEST_CHECK(found != NULL, "-mat_cmrs_lane_entries 4 shows in MatView");
+    TEST_CHECK(found != NULL, "MatView shows the default of 4 entries per lane per pass");
+    PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "1", PETSC_SUCCESS));
+    PetscCall(TestViewInfoText(B, text, sizeof(text)));
+    PetscCall(PetscStrstr(text, "1 entries per lane per pass", &found));
+    TEST_CHECK(found != NULL, "-mat_cmrs_lane_entries 1 shows in MatView");
     PetscCall(MatCMRSCUDASetLaneEntries(B, 2));
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &D));
     PetscCall(TestViewInfoText(D, text, sizeof(text)));
@@ -479,6 +479,27 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The scan kernel's automatic strips per warp: about 512 entries per warp with strips of 16 rows (MatView says) */
+static PetscErrorCode TestAutomaticWarpStrips(void)
+{
+  const PetscInt means[] = {5, 13, 24}, strips[] = {4, 2, 1};
+
+  PetscFunctionBeginUser;
+  for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(means); t++) {
+    Mat       A;
+    char      text[4096], want[64], *found;
+
+    PetscCall(TestCreateRandom(3000, 3000, means[t], "uniform", 40 + (PetscInt)t, &A));
+    PetscCall(MatConvert(A, MATSEQCMRSCUDA, MAT_INPLACE_MATRIX, &A));
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
+    PetscCall(PetscSNPrintf(want, sizeof(want), "height 16 (automatic), %" PetscInt_FMT " strips per warp, 1 passes loaded ahead, 4 entries per lane", strips[t]));
+    PetscCall(PetscStrstr(text, want, &found));
+    TEST_CHECK(found != NULL, "mean row length about %" PetscInt_FMT ": the scan kernel's defaults: %" PetscInt_FMT " strips of 16 rows per warp, 1 pass loaded ahead, 4 entries per lane (MatView: %s)", means[t], strips[t], found ? "yes" : text);
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscFunctionBeginUser;
@@ -490,6 +511,7 @@ int main(int argc, char **argv)
   PetscCall(TestScanExact());
   PetscCall(TestPadded());
   PetscCall(TestTypeAndOptions());
+  PetscCall(TestAutomaticWarpStrips());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_cmrs_layout: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();

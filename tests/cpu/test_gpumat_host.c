@@ -328,6 +328,7 @@ int main(int argc, char **argv)
   PetscCall(PetscGPUMatInitializePackage());
   PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# device: %s\n", gpu ? "available" : reason));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# precision: %s\n", PetscDefined(USE_REAL_SINGLE) ? "single" : "double"));
   PetscCall(PetscOptionsHasName(NULL, NULL, "-device_only", &only)); /* tests/run.sh asks this first */
   if (only) {
     PetscCall(PetscFinalize());

@@ -78,7 +78,7 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
   PetscCall(VecNorm(xref, NORM_2, &nref));
   PetscCall(VecAXPY(x, -1.0, xref));
   PetscCall(VecNorm(x, NORM_2, &ndiff));
-  TEST_CHECK(its == itsref && ndiff <= 1e-10 * nref, "KSP %s on %s: %s %s %" PetscInt_FMT " iterations, aijcusparse %" PetscInt_FMT "; solutions differ by %.2e (relative)", ksptype, problem, type, options ? options : "", its, itsref, (double)(ndiff / nref));
+  TEST_CHECK(TestSameKSP(its, itsref, ndiff / nref, 1e-10), "KSP %s on %s: %s %s %" PetscInt_FMT " iterations, aijcusparse %" PetscInt_FMT "; solutions differ by %.2e (relative)", ksptype, problem, type, options ? options : "", its, itsref, (double)(ndiff / nref));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&xref));
   PetscCall(VecDestroy(&x));

@@ -3,7 +3,8 @@ static const char help[] = "The MPI types on the GPU (any number of ranks, shari
                            "  -matrices_dir <dir>     directory of the real matrices (Matrix Market, .mtx.gz)\n"
                            "  -matrices a,b,...       real matrices to use\n"
                            "  -ksp_k <k>              grid side of the KSP Laplacian (k^3 rows; default 40)\n"
-                           "  -expect_ipc             check that the halo exchange uses CUDA IPC (all ranks on one node)\n";
+                           "  -expect_ipc             check that the halo exchange uses CUDA IPC (all ranks on one node)\n"
+                           "  -quick                  defaults and -mat_gpumat_halo_ipc 0 only, no KSP (for compute-sanitizer)\n";
 
 /*
   For every root type, variant and matrix (generated edge cases and real ones) distributed over the ranks: the
@@ -22,6 +23,8 @@ static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", 
 static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
 static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
 #define NVARIANTS 5
+
+static PetscBool quick = PETSC_FALSE;
 
 static PetscErrorCode ApplyVariant(Mat A, const char *opts)
 {
@@ -85,6 +88,7 @@ static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
     Mat  A;
     char label[512];
 
+    if (quick && v && v != NVARIANTS - 1) continue; /* the defaults (CUDA IPC) and the staged exchange */
     PetscCall(TestDistribute(PETSC_COMM_WORLD, S, NULL, &A));
     PetscCall(MatConvert(A, root, MAT_INPLACE_MATRIX, &A));
     if (isellr) PetscCall(MatELLRCUDASetMaxFill(A, 0)); /* correctness on every shape: no padding guard */
@@ -210,7 +214,7 @@ static PetscErrorCode CompareKSP(const char *root, PetscInt k)
     PetscCall(VecAXPY(x[1], -1.0, x[0]));
     PetscCall(VecNorm(x[1], NORM_INFINITY, &diff));
     PetscCall(VecNorm(x[0], NORM_INFINITY, &norm));
-    TEST_CHECK(its[0] == its[1] && diff <= 1e-8 * norm, "%s: KSP %s on %s %" PetscInt_FMT "^%d: %" PetscInt_FMT " iterations (aijcusparse %" PetscInt_FMT "), solutions differ by %.2e", root, cd ? "GMRES" : "CG", cd ? "convection-diffusion" : "3-D Laplacian", side, cd ? 2 : 3, its[1], its[0], (double)(diff / norm));
+    TEST_CHECK(TestSameKSP(its[1], its[0], diff / norm, 1e-8), "%s: KSP %s on %s %" PetscInt_FMT "^%d: %" PetscInt_FMT " iterations (aijcusparse %" PetscInt_FMT "), solutions differ by %.2e", root, cd ? "GMRES" : "CG", cd ? "convection-diffusion" : "3-D Laplacian", side, cd ? 2 : 3, its[1], its[0], (double)(diff / norm));
     PetscCall(VecDestroy(&x[0]));
     PetscCall(VecDestroy(&x[1]));
   }
@@ -245,6 +249,7 @@ int main(int argc, char **argv)
   if (!flg) nnames = 0;
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_k", &k, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_ipc", &expect_ipc, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-quick", &quick, NULL));
   {
     /* the device of each rank: PETSc gives rank r the device r modulo the visible devices */
     int ndev, cur, distinct = 1, alld;
@@ -279,7 +284,7 @@ int main(int argc, char **argv)
       PetscCall(TestMatrix(types[t], S, names[f]));
       PetscCall(MatDestroy(&S));
     }
-    PetscCall(CompareKSP(types[t], k));
+    if (!quick) PetscCall(CompareKSP(types[t], k));
   }
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   for (PetscInt f = 0; f < nnames; f++) PetscCall(PetscFree(names[f]));
