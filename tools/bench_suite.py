@@ -33,6 +33,7 @@ SORT = "mat_rgcsr_sort_window:1000000000"  # reordering on (global window; the t
 MAIN_VARIANTS = ",".join([
     "mat_ellr_threads_per_row:1", "mat_ellr_threads_per_row:4", "mat_ellr_threads_per_row:16",
     "mat_cmrs_variant:padded", "mat_cmrs_variant:basic",
+    "mat_cmrs_variant:basic+mat_cmrs_height:2", "mat_cmrs_variant:basic+mat_cmrs_height:8",
     "mat_cmrs_lane_entries:1+mat_cmrs_unroll:2",  # the scan kernel as it was before 4 entries per lane
     SORT,
 ])
