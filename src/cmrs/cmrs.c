@@ -54,26 +54,38 @@ static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, Petsc
   return S;
 }
 
+/* Rows and stored entries of the host matrix as it is now (no entries before preallocation) */
+static PetscErrorCode MatCMRSHostCounts(Mat A, PetscInt *m, PetscCount *nnz)
+{
+  const PetscInt *ai;
+
+  PetscFunctionBegin;
+  *m   = A->rmap->n;
+  *nnz = 0;
+  if (A->preallocated && *m) {
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    *nnz = ai[*m];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The height in use: the user's, or the automatic one for the host matrix as it is now */
 static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
 {
   Mat_SeqCMRSCUDA *c;
-  const PetscInt  *ai;
-  PetscInt         m = A->rmap->n, variant;
+  PetscInt         m, variant;
+  PetscCount       nnz;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
+  PetscCall(MatCMRSHostCounts(A, &m, &nnz));
   *h = c->height_option;
-  if (!*h && c->variant == CMRS_VARIANT_AUTO && A->preallocated) {
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    variant = MatCMRSVariantInUse(c, m, m ? ai[m] : 0);
-  } else variant = c->variant == CMRS_VARIANT_AUTO ? CMRS_VARIANT_SCAN : c->variant;
+  if (!*h && c->variant == CMRS_VARIANT_AUTO && A->preallocated) variant = MatCMRSVariantInUse(c, m, nnz);
+  else variant = c->variant == CMRS_VARIANT_AUTO ? CMRS_VARIANT_SCAN : c->variant;
   if (!*h && variant == CMRS_VARIANT_PADDED) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
   else if (!*h && variant == CMRS_VARIANT_SCAN && !c->sort) *h = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
-  else if (!*h && A->preallocated) {
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    *h = MatCMRSAutomaticHeight(m, m ? ai[m] : 0);
-  } else if (!*h) *h = 4;
+  else if (!*h && A->preallocated) *h = MatCMRSAutomaticHeight(m, nnz);
+  else if (!*h) *h = 4;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -253,23 +265,15 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   PetscBool        packed;
   PetscInt         h, vm;
-  PetscCount       vnnz = 0;
+  PetscCount       vnnz;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  vm   = c->m;
-  vnnz = c->nnz;
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   PetscCall(MatCMRSHeight_Private(A, &h));
-  if (!g->built) { /* the rows and entries the automatic strips per warp will see */
-    const PetscInt *ai;
-
-    vm = A->rmap->n;
-    if (A->preallocated && vm) {
-      PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-      vnnz = ai[vm];
-    }
-  }
+  /* the rows and entries the automatic strips per warp see: the device copy's, or the host matrix's before it */
+  if (g->built) vm = c->m, vnnz = c->nnz;
+  else PetscCall(MatCMRSHostCounts(A, &vm, &vnnz));
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
   else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 32 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
   else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll, c->lane_entries, c->block_option));
