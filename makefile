@@ -8,11 +8,14 @@
 #   make device-pack            the archive the GPU machine needs (.device/petscgpumat-device.tar.xz)
 #   make clean
 #
-# Variables: PETSC_DIR/PETSC_ARCH (an existing CUDA PETSc), CUDA_ARCH (default 90), PETSC_CONFIG_FLAGS
-# (passed to config/petsc.sh, e.g. --precision=single), BUILD (default build).
+# Variables: PETSC_DIR/PETSC_ARCH (an existing CUDA PETSc, 3.22 to 3.26), PETSC_VERSION (a release for
+# config/petsc.sh to provide instead of the default 3.26.1, e.g. `make check PETSC_VERSION=3.22.5`: built in
+# build-petsc<version>/), CUDA_ARCH (default 90), PETSC_CONFIG_FLAGS (passed to config/petsc.sh, e.g.
+# --precision=single), BUILD (default build).
 
 CUDA_ARCH          ?= 90
-BUILD              ?= build
+PETSC_VERSION      ?=
+BUILD              ?= $(if $(PETSC_VERSION),build-petsc$(PETSC_VERSION),build)
 PETSC_CONFIG_FLAGS ?=
 PREFIX             ?= /usr/local
 ROOT               := $(abspath .)
@@ -20,7 +23,7 @@ ROOT               := $(abspath .)
 NEEDS_PETSC := $(filter-out clean help,$(or $(MAKECMDGOALS),all))
 ifneq ($(NEEDS_PETSC),)
   ifeq ($(PETSC_DIR),)
-    PETSC_DIR := $(shell $(ROOT)/config/petsc.sh --print=dir --cuda-arch=$(CUDA_ARCH) $(PETSC_CONFIG_FLAGS))
+    PETSC_DIR := $(shell $(ROOT)/config/petsc.sh --print=dir --cuda-arch=$(CUDA_ARCH) $(if $(PETSC_VERSION),--version=$(PETSC_VERSION)) $(PETSC_CONFIG_FLAGS))
     PETSC_ARCH :=
     ifeq ($(PETSC_DIR),)
       $(error config/petsc.sh could not provide a CUDA PETSc (see its messages above))

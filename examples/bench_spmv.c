@@ -32,6 +32,7 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
   Each type's result is checked against the host AIJ product: a wrong result voids a time.
 */
 #include <petscgpumat.h>
+#include <petscgpumat/private/petsccompat.h> /* PETSc-version differences */
 #include <petscksp.h>
 #include <petscdevice_cuda.h>
 #include <string.h>
@@ -458,7 +459,7 @@ static PetscErrorCode BenchType(Mat A, const MatStats *st, const char *type, con
     /* the first product builds the device copy; a format may refuse the matrix (padding guard, memory):
        report that in the table instead of stopping the whole benchmark */
     PetscErrorCode ierr;
-    char          *message;
+    PetscGPUMatErrorText message;
 
     PetscCall(PetscTime(&t0));
     PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));

@@ -520,9 +520,12 @@ int main(int argc, char **argv)
   }
   if (anygpu) {
     PetscBool mine;
+    int       mine_i, all_i;
 
     PetscCall(PetscGPUMatDeviceAvailable(&mine, reason, sizeof(reason)));
-    PetscCallMPI(MPIU_Allreduce(&mine, &avail, 1, MPIU_BOOL, MPI_LAND, comm));
+    mine_i = mine ? 1 : 0;
+    PetscCallMPI(MPIU_Allreduce(&mine_i, &all_i, 1, MPI_INT, MPI_MIN, comm));
+    avail = all_i ? PETSC_TRUE : PETSC_FALSE;
     if (!avail && mine) PetscCall(PetscStrncpy(reason, "not every MPI process has a usable CUDA device", sizeof(reason)));
   }
   for (PetscInt i = 0; i < ntypes; i++) {

@@ -23,7 +23,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 static PetscErrorCode MatDestroy_GPUMat(Mat);
 static PetscErrorCode MatDuplicate_GPUMat(Mat, MatDuplicateOption, Mat *);
 static PetscErrorCode MatAssemblyEnd_GPUMat(Mat, MatAssemblyType);
-static PetscErrorCode MatSetFromOptions_GPUMat(Mat, PetscOptionItems *);
+static PetscErrorCode MatSetFromOptions_GPUMat(Mat, PetscGPUMatOptionItems);
 static PetscErrorCode MatBindToCPU_GPUMat(Mat, PetscBool);
 static PetscErrorCode MatView_GPUMat(Mat, PetscViewer);
 static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat, MatType, MatReuse, Mat *);
@@ -360,7 +360,7 @@ static PetscErrorCode MatBindToCPU_GPUMat(Mat A, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
   PetscBool   flg, set;

@@ -77,7 +77,7 @@ PetscErrorCode MatGPUMatHaloCreate(Mat A, VecScatter scatter, PetscBool allow_ip
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)scatter), &rank));
   for (PetscMPIInt i = 0; i < nranks; i++) self = (PetscBool)(self || ranks[i] == rank);
   for (PetscMPIInt i = 0; i < niranks; i++) self = (PetscBool)(self || iranks[i] == rank);
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &self, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)scatter)));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &self, 1, PETSCGPUMAT_MPI_BOOL, MPI_LOR, PetscObjectComm((PetscObject)scatter)));
   if (self) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscNew(&h));
   h->comm      = PetscObjectComm((PetscObject)A);
@@ -201,7 +201,7 @@ static PetscErrorCode MatGPUMatHaloSetUpIPC(Mat A, MatGPUMatHalo *h)
     if (err != cudaSuccess) (void)cudaGetLastError();
     ok = (PetscBool)(err == cudaSuccess);
   }
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, h->comm));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, PETSCGPUMAT_MPI_BOOL, MPI_LAND, h->comm));
   if (!ok) {
     PetscCall(MatGPUMatDeviceFree((void **)&h->d_ipcrecv));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -235,7 +235,7 @@ static PetscErrorCode MatGPUMatHaloSetUpIPC(Mat A, MatGPUMatHalo *h)
   }
   PetscCall(PetscFree2(theirs, reqs));
   ok = (PetscBool)(err == cudaSuccess);
-  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, MPIU_BOOL, MPI_LAND, h->comm));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &ok, 1, PETSCGPUMAT_MPI_BOOL, MPI_LAND, h->comm));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->consumed[0], cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->consumed[1], cudaEventDisableTiming));
   h->ipc = PETSC_TRUE; /* on every rank, so that the clean-up below and in MatGPUMatHaloDestroy() stays collective */

@@ -32,7 +32,7 @@ typedef struct {
 static PetscErrorCode MatDestroy_MPIGPUMat(Mat);
 static PetscErrorCode MatDuplicate_MPIGPUMat(Mat, MatDuplicateOption, Mat *);
 static PetscErrorCode MatAssemblyEnd_MPIGPUMat(Mat, MatAssemblyType);
-static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat, PetscOptionItems *);
+static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat, PetscGPUMatOptionItems);
 static PetscErrorCode MatBindToCPU_MPIGPUMat(Mat, PetscBool);
 static PetscErrorCode MatView_MPIGPUMat(Mat, PetscViewer);
 static PetscErrorCode MatMult_MPIGPUMat(Mat, Vec, Vec);
@@ -388,7 +388,7 @@ static PetscErrorCode MatBindToCPU_MPIGPUMat(Mat A, PetscBool flg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
   PetscInt       n;

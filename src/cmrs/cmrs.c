@@ -211,7 +211,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
 {
   Mat_SeqCMRSCUDA *c;
   PetscInt         v, variant = 0;

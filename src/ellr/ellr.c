@@ -109,7 +109,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_ELLR(Mat A, Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatSetFromOptions_ELLR(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatGPUFormatSetFromOptions_ELLR(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
 {
   Mat_SeqELLRCUDA *e;
   PetscInt         T;

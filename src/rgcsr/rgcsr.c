@@ -199,7 +199,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_RgCSR(Mat A, Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatSetFromOptions_RgCSR(Mat A, PetscOptionItems *PetscOptionsObject)
+static PetscErrorCode MatGPUFormatSetFromOptions_RgCSR(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
 {
   Mat_SeqRGCSRCUDA *r;
   PetscInt          v;

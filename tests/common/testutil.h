@@ -5,6 +5,7 @@
   stencils), a float64 host reference product, and error-path checking.
 */
 #include <petscgpumat.h>
+#include <petscgpumat/private/petsccompat.h> /* PETSc-version differences the tests meet */
 #include <unistd.h>
 
 typedef struct {

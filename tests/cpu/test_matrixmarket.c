@@ -9,6 +9,7 @@ Options:\n\
   -malloc_debug <bool>  on by default: failed loads must leave no PETSc memory allocated (use 0 under valgrind)\n";
 
 #include <petscgpumat.h>
+#include <petscgpumat/private/petsccompat.h> /* PETSc-version differences */
 #include <zlib.h>
 #include <math.h>
 #include <stdarg.h>
@@ -156,7 +157,7 @@ static PetscErrorCode CheckMatrix(Mat A, PetscInt M, PetscInt N, PetscInt nt, co
 static PetscErrorCode LoadLeak(const char path[], MatType type, Mat *A, PetscErrorCode *ierr, const char **msg, PetscLogDouble *leaked)
 {
   const char    *text;
-  char          *specific;
+  PetscGPUMatErrorText specific;
   PetscLogDouble m0, m1;
 
   PetscFunctionBegin;
@@ -885,7 +886,7 @@ static PetscErrorCode TestIndexSizes(void)
         PetscCall(PetscPopErrorHandler());
         if (e2) {
           const char *text;
-          char       *specific;
+          PetscGPUMatErrorText specific;
 
           PetscCall(PetscErrorMessage(e2, &text, &specific));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# %s: error %d in %s: %s\n", types[t], (int)e2, where, specific));

@@ -7,6 +7,7 @@
   an inconsistent matrix) is a finding. Crashes, sanitizer reports, leaks and timeouts are caught by the callers.
 */
 #include <petscgpumat.h>
+#include <petscgpumat/private/petsccompat.h> /* PETSc-version differences the tests meet */
 #include <string.h>
 
 /* the error codes MatLoadMatrixMarket() documents for bad input; PETSC_ERR_SUP: a non-symmetric file as SBAIJ */
@@ -35,7 +36,7 @@ static inline const char *MMFuzzLoad(const char path[], MatType type, PetscError
     }
     if (!MMFuzzExpectedError(*ierr)) {
       const char *text;
-      char       *specific = NULL;
+      PetscGPUMatErrorText specific = NULL;
 
       (void)PetscErrorMessage(*ierr, &text, &specific);
       (void)PetscSNPrintf(why, whylen, "undocumented error code %d (%s): %s", (int)*ierr, text ? text : "?", specific ? specific : "");

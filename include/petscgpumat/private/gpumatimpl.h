@@ -12,6 +12,7 @@
 
 #include <petscgpumat.h>
 #include <petsc/private/matimpl.h>
+#include <petscgpumat/private/petsccompat.h>
 
 /* exported by libpetsc (PETSC_EXTERN) but declared only in its private aij.h, which is not installed */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJ(Mat);
@@ -35,7 +36,7 @@ struct _MatGPUFormat {
   PetscErrorCode (*create)(Mat);                                         /* allocate the format's data with default parameters */
   PetscErrorCode (*destroy)(Mat);                                        /* free the format's data (device memory is already freed) */
   PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
-  PetscErrorCode (*setfromoptions)(Mat, PetscOptionItems *);             /* inside the base's PetscOptionsHeadBegin/End */
+  PetscErrorCode (*setfromoptions)(Mat, PetscGPUMatOptionItems);             /* inside the base's PetscOptionsHeadBegin/End */
   PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */
   PetscErrorCode (*build)(Mat, PetscInt, const PetscInt *, const PetscInt *, const PetscScalar *); /* (re)build the device structure from m rows of host CSR */
   PetscErrorCode (*copyvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* same pattern, new values */

@@ -1,0 +1,37 @@
+#pragma once
+
+/*
+  Every difference between the PETSc releases petscgpumat supports (3.22 to 3.26) that its code meets, in one
+  place. The rest of the library is written against the newest API; each entry maps it onto the older releases.
+  config/petsc.sh refuses a PETSc outside the range; the check below says the same at compile time.
+*/
+#include <petscversion.h>
+
+#if PETSC_VERSION_LT(3, 22, 0) || PETSC_VERSION_GE(3, 27, 0)
+  #error "petscgpumat supports PETSc 3.22 to 3.26 (config/petsc.sh provides 3.26.1)"
+#endif
+
+/*
+  3.23 made PetscOptionItems a pointer type (typedef struct _n_PetscOptionItems *PetscOptionItems): the
+  setfromoptions slot of struct _MatOps takes it by value; before, it took `PetscOptionItems *`.
+  PetscGPUMatOptionItems is what that slot takes on the PETSc in use.
+*/
+#if PETSC_VERSION_LT(3, 23, 0)
+typedef PetscOptionItems *PetscGPUMatOptionItems;
+#else
+typedef PetscOptionItems PetscGPUMatOptionItems;
+#endif
+
+/* 3.24 made PetscBool C's bool, reduced with MPI_C_BOOL (MPIU_BOOL is deprecated there); before, an enum */
+#if PETSC_VERSION_LT(3, 24, 0)
+  #define PETSCGPUMAT_MPI_BOOL MPIU_BOOL
+#else
+  #define PETSCGPUMAT_MPI_BOOL MPI_C_BOOL
+#endif
+
+/* 3.25 made the text PetscErrorMessage() returns const */
+#if PETSC_VERSION_LT(3, 25, 0)
+typedef char *PetscGPUMatErrorText;
+#else
+typedef const char *PetscGPUMatErrorText;
+#endif
