@@ -79,7 +79,8 @@ fi
 device_info=$("$run" "$build/tests/cpu/test_gpumat_host" -device_only 2>/dev/null)
 gpu_reason=$(sed -n 's/^# device: //p' <<<"$device_info" | head -1)
 precision=$(sed -n 's/^# precision: //p' <<<"$device_info" | head -1)
-echo "petscgpumat tests (device: ${gpu_reason:-unknown})"
+petsc_version=$(PETSC_DIR=${PETSC_DIR:-} "$root/config/petsc.sh" --print=version 2>/dev/null)
+echo "petscgpumat tests (PETSc ${petsc_version:-unknown}, device: ${gpu_reason:-unknown})"
 
 # ---- CPU tests (CI) ----
 prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
@@ -116,6 +117,18 @@ if [[ $gpu_reason != available ]]; then
   same_output cpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -mat_type aij" \
     "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type standard"
 fi
+# PETSc's preconditioners that extract, factor and destroy sub-matrices of our types (PCASM, PCGASM, GAMG, block
+# Jacobi), on 2 ranks with host vectors, with the checks PETSc's own test harness adds (-malloc_dump: no leak;
+# -checkfunctionlist: no composed function left on a destroyed object): the same output as MATAIJ
+# (regressions: PCASM + LU crashed in the destroy of its sub-matrices; GAMG and PCGASM leaked them)
+checks="-malloc_debug -malloc_dump -checkfunctionlist"
+for pc in "asm -sub_pc_type lu" "asm -pc_asm_blocks 4 -pc_asm_type basic -sub_pc_type lu" "gasm" "gamg" "bjacobi -sub_pc_type ilu"; do
+  name=cpu-petsc-ex2-np2-${pc%% *}$([[ $pc == *blocks* ]] && echo 4)
+  for t in ellrcuda cmrscuda rgcsrcuda; do
+    same_output "$name-$t" "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -mat_type aij $checks" \
+      "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -dll_append '$lib' -mat_type $t -vec_type standard $checks"
+  done
+done
 
 # ---- memcheck of the CPU test programs (valgrind; on by default in CI, PETSCGPUMAT_MEMCHECK=1 elsewhere) ----
 if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 && ${VALGRIND:-0} != 1 ]]; then

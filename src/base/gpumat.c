@@ -54,10 +54,14 @@ PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm comm, MatType type, PetscInt m, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Registers the seq type, and the root name ("ellrcuda") that picks "seqaij..." or "mpiaij..." by communicator size */
+/*
+  Registers the seq type, and the root names that pick "seqaij..." or "mpiaij..." by communicator size: "ellrcuda"
+  and "aijellrcuda". The second is the one DM programs need: DMDA gives its interpolation matrices the type of
+  -dm_mat_type only when that name begins with "aij" (as aijcusparse does), and plain host AIJ otherwise.
+*/
 PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCode (*create)(Mat))
 {
-  char root[64], mpi[64];
+  char root[64], aijroot[64], mpi[64];
 
   PetscFunctionBegin;
   for (PetscInt f = 0; f < n_registered_formats; f++)
@@ -70,6 +74,9 @@ PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCod
   PetscCall(MatRegister(format->seqtype, create));
   PetscCall(PetscSNPrintf(mpi, sizeof(mpi), "mpi%s", format->seqtype + 3)); /* seqaijellrcuda -> mpiaijellrcuda */
   PetscCall(MatRegisterRootName(root, format->seqtype, mpi));
+  PetscCall(PetscSNPrintf(aijroot, sizeof(aijroot), "aij%s", root));
+  PetscCall(MatRegisterRootName(aijroot, format->seqtype, mpi));
+  PetscCall(MatGPUMatRegisterHostFactors(format->seqtype));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -100,6 +107,7 @@ PetscErrorCode MatGPUMatFindFormat(MatType type, const MatGPUFormat **format)
   for (PetscInt f = 0; f < n_registered_formats && !*format; f++) {
     PetscCall(PetscStrcmp(type, registered_formats[f]->seqtype, &match));
     if (!match) PetscCall(PetscStrcmp(type, registered_roots[f], &match));
+    if (!match && !strncmp(type, "aij", 3)) PetscCall(PetscStrcmp(type + 3, registered_roots[f], &match)); /* aij<root> */
     if (!match && !strncmp(type, "mpi", 3)) PetscCall(PetscStrcmp(type + 3, registered_formats[f]->seqtype + 3, &match)); /* mpiaij<root> */
     if (match) *format = registered_formats[f];
   }
@@ -118,8 +126,8 @@ PetscErrorCode MatGPUMatComposeConvert(Mat A, const char from[], const char to[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Every function the base composes on a matrix of `format`; compose=PETSC_FALSE removes them. */
-static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool compose)
+/* Every function composed on a matrix of `format` (the base's and the format's own); compose=PETSC_FALSE removes them. */
+PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool compose)
 {
   const char *self = format->seqtype;
 
@@ -128,6 +136,7 @@ static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, Pet
      the full type name and, when the user names the root type, under "seqaij_<root>" */
   PetscCall(MatGPUMatComposeConvert(A, "seqaij", self, compose ? MatConvert_SeqAIJ_GPUMatByName : NULL));
   PetscCall(MatGPUMatComposeConvert(A, "seqaij", self + 6, compose ? MatConvert_SeqAIJ_GPUMatByName : NULL));
+  PetscCall(MatGPUMatComposeConvert(A, "seqaij", self + 3, compose ? MatConvert_SeqAIJ_GPUMatByName : NULL)); /* aij<root> */
   PetscCall(MatGPUMatComposeConvert(A, self, "seqaij", compose ? MatConvert_GPUMat_SeqAIJ : NULL));
   for (PetscInt f = 0; f < n_registered_formats; f++) {
     if (registered_formats[f] == format) continue;
@@ -137,40 +146,24 @@ static PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, Pet
   for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(via_seqaij_targets); t++) PetscCall(MatGPUMatComposeConvert(A, self, via_seqaij_targets[t], compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_GPUMat : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatSetCompressedRows_C", compose ? MatGPUMatSetCompressedRows_GPUMat : NULL));
+  PetscCall(format->compose(A, compose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  Install our ops, or the host ones for the compute slots when bound to the CPU. Called at conversion and
-  after every chained parent call, because SeqAIJ may rewrite slots of its own (e.g. in MatAssemblyEnd).
+  Install our ops (the host ones in the compute slots when bound to the CPU): all of them, or only the compute
+  slots after a parent call that may have rewritten them (see GPUMAT_LIFECYCLE_SLOTS).
 */
-static PetscErrorCode MatGPUMatInstallOps(Mat A)
+static PetscErrorCode MatGPUMatInstallOps(Mat A, MatGPUMatInstallWhat what)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  GPUMAT_OVERRIDE(A, g, destroy, MatDestroy_GPUMat);
-  GPUMAT_OVERRIDE(A, g, duplicate, MatDuplicate_GPUMat);
-  GPUMAT_OVERRIDE(A, g, assemblyend, MatAssemblyEnd_GPUMat);
-  GPUMAT_OVERRIDE(A, g, setfromoptions, MatSetFromOptions_GPUMat);
-  GPUMAT_OVERRIDE(A, g, bindtocpu, MatBindToCPU_GPUMat);
-  GPUMAT_OVERRIDE(A, g, view, MatView_GPUMat);
-  if (A->boundtocpu) {
-    GPUMAT_RESTORE(A, g, mult, MatMult_GPUMat);
-    GPUMAT_RESTORE(A, g, multadd, MatMultAdd_GPUMat);
-    GPUMAT_RESTORE(A, g, multtranspose, MatMultTranspose_GPUMat);
-    GPUMAT_RESTORE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
-    GPUMAT_RESTORE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
-    GPUMAT_RESTORE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
-  } else {
-    GPUMAT_OVERRIDE(A, g, mult, MatMult_GPUMat);
-    GPUMAT_OVERRIDE(A, g, multadd, MatMultAdd_GPUMat);
-    GPUMAT_OVERRIDE(A, g, multtranspose, MatMultTranspose_GPUMat);
-    GPUMAT_OVERRIDE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
-    /* real scalars only (checked at conversion): the Hermitian transpose is the transpose */
-    GPUMAT_OVERRIDE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
-    GPUMAT_OVERRIDE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
-  }
+#define GPUMAT_SLOT_OVERRIDE(op, fn) GPUMAT_OVERRIDE(A, g, op, fn);
+#define GPUMAT_SLOT_RESTORE(op, fn)  GPUMAT_RESTORE(A, g, op, fn);
+  if (what == GPUMAT_INSTALL_ALL) { GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat) }
+  if (A->boundtocpu) { GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat) }
+  else { GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat) }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,18 +173,10 @@ static PetscErrorCode MatGPUMatUninstallOps(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  GPUMAT_RESTORE(A, g, destroy, MatDestroy_GPUMat);
-  GPUMAT_RESTORE(A, g, duplicate, MatDuplicate_GPUMat);
-  GPUMAT_RESTORE(A, g, assemblyend, MatAssemblyEnd_GPUMat);
-  GPUMAT_RESTORE(A, g, setfromoptions, MatSetFromOptions_GPUMat);
-  GPUMAT_RESTORE(A, g, bindtocpu, MatBindToCPU_GPUMat);
-  GPUMAT_RESTORE(A, g, view, MatView_GPUMat);
-  GPUMAT_RESTORE(A, g, mult, MatMult_GPUMat);
-  GPUMAT_RESTORE(A, g, multadd, MatMultAdd_GPUMat);
-  GPUMAT_RESTORE(A, g, multtranspose, MatMultTranspose_GPUMat);
-  GPUMAT_RESTORE(A, g, multtransposeadd, MatMultTransposeAdd_GPUMat);
-  GPUMAT_RESTORE(A, g, multhermitiantranspose, MatMultTranspose_GPUMat);
-  GPUMAT_RESTORE(A, g, multhermitiantransposeadd, MatMultTransposeAdd_GPUMat);
+  GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat)
+  GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat)
+#undef GPUMAT_SLOT_OVERRIDE
+#undef GPUMAT_SLOT_RESTORE
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -237,7 +222,7 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
   PetscCall(format->create(B));
   PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
-  PetscCall(MatGPUMatInstallOps(B));
+  PetscCall(MatGPUMatInstallOps(B, GPUMAT_INSTALL_ALL));
   PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, format->seqtype));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -348,7 +333,8 @@ static PetscErrorCode MatAssemblyEnd_GPUMat(Mat A, MatAssemblyType type)
   PetscFunctionBegin;
   /* the device copy is rebuilt lazily at the next GPU operation; the object state tells it is stale */
   PetscCall((*g->hostops.assemblyend)(A, type));
-  PetscCall(MatGPUMatInstallOps(A));
+  /* our assemblyend gone from its slot means the parent put back a whole saved table (hash assembly) */
+  PetscCall(MatGPUMatInstallOps(A, A->ops->assemblyend == MatAssemblyEnd_GPUMat ? GPUMAT_INSTALL_COMPUTE : GPUMAT_INSTALL_ALL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -356,7 +342,7 @@ static PetscErrorCode MatBindToCPU_GPUMat(Mat A, PetscBool flg)
 {
   PetscFunctionBegin;
   A->boundtocpu = flg;
-  PetscCall(MatGPUMatInstallOps(A));
+  PetscCall(MatGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -370,9 +356,10 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
   PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
   if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
+  PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
-  PetscCall(MatGPUMatInstallOps(A));
+  PetscCall(MatGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

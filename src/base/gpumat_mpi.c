@@ -48,25 +48,16 @@ static PetscErrorCode MatGPUMatMPIGetParameters_MPIGPUMat(Mat, Mat *);
 /* Other MPI GPU types reached through MATMPIAIJ */
 static const char *const via_mpiaij_targets[] = {"mpiaijcusparse", "aijcusparse", "mpisellcuda", "sellcuda", "mpisell", "sell"};
 
-/* Installed at conversion and after each chained MPIAIJ call that may rewrite slots (assembly) */
-static PetscErrorCode MatMPIGPUMatInstallOps(Mat A)
+/* Installed at conversion (all) and after each chained MPIAIJ call that may rewrite slots (see GPUMAT_LIFECYCLE_SLOTS) */
+static PetscErrorCode MatMPIGPUMatInstallOps(Mat A, MatGPUMatInstallWhat what)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  GPUMAT_OVERRIDE(A, m, destroy, MatDestroy_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, duplicate, MatDuplicate_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, view, MatView_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, mult, MatMult_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, multadd, MatMultAdd_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
-  /* real scalars only (checked at conversion): the Hermitian transpose is the transpose */
-  GPUMAT_OVERRIDE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
-  GPUMAT_OVERRIDE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
+#define GPUMAT_SLOT_OVERRIDE(op, fn) GPUMAT_OVERRIDE(A, m, op, fn);
+#define GPUMAT_SLOT_RESTORE(op, fn)  GPUMAT_RESTORE(A, m, op, fn);
+  if (what == GPUMAT_INSTALL_ALL) { GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat) }
+  GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -75,18 +66,10 @@ static PetscErrorCode MatMPIGPUMatUninstallOps(Mat A)
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  GPUMAT_RESTORE(A, m, destroy, MatDestroy_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, duplicate, MatDuplicate_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, assemblyend, MatAssemblyEnd_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, setfromoptions, MatSetFromOptions_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, bindtocpu, MatBindToCPU_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, view, MatView_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, mult, MatMult_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, multadd, MatMultAdd_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, multtranspose, MatMultTranspose_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, multtransposeadd, MatMultTransposeAdd_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, multhermitiantranspose, MatMultTranspose_MPIGPUMat);
-  GPUMAT_RESTORE(A, m, multhermitiantransposeadd, MatMultTransposeAdd_MPIGPUMat);
+  GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_RESTORE, _MPIGPUMat)
+  GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _MPIGPUMat)
+#undef GPUMAT_SLOT_OVERRIDE
+#undef GPUMAT_SLOT_RESTORE
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -104,6 +87,7 @@ static PetscErrorCode MatMPIGPUMatComposeAll(Mat A, const MatGPUFormat *format, 
   /* MatConvert() searches the target type's new matrix for "MatConvert_mpiaij_<target>_C" */
   PetscCall(MatGPUMatComposeConvert(A, "mpiaij", self, compose ? MatConvert_MPIAIJ_MPIGPUMatByName : NULL));
   PetscCall(MatGPUMatComposeConvert(A, "mpiaij", root, compose ? MatConvert_MPIAIJ_MPIGPUMatByName : NULL));
+  PetscCall(MatGPUMatComposeConvert(A, "mpiaij", format->seqtype + 3, compose ? MatConvert_MPIAIJ_MPIGPUMatByName : NULL)); /* aij<root> */
   PetscCall(MatGPUMatComposeConvert(A, self, "mpiaij", compose ? MatConvert_MPIGPUMat_MPIAIJ : NULL));
   PetscCall(MatGPUMatComposeConvert(A, self, "aij", compose ? MatConvert_MPIGPUMat_MPIAIJ : NULL));
   PetscCall(MatGPUMatRegisteredTypes(&n, &formats, &roots));
@@ -366,7 +350,8 @@ static PetscErrorCode MatAssemblyEnd_MPIGPUMat(Mat A, MatAssemblyType type)
   PetscFunctionBegin;
   PetscCall((*m->hostops.assemblyend)(A, type));
   if (type == MAT_FINAL_ASSEMBLY) PetscCall(MatMPIGPUMatSetUp_Private(A, PETSC_TRUE));
-  PetscCall(MatMPIGPUMatInstallOps(A));
+  /* our assemblyend gone from its slot means MPIAIJ put back a whole saved table (hash assembly) */
+  PetscCall(MatMPIGPUMatInstallOps(A, A->ops->assemblyend == MatAssemblyEnd_MPIGPUMat ? GPUMAT_INSTALL_COMPUTE : GPUMAT_INSTALL_ALL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -384,7 +369,7 @@ static PetscErrorCode MatBindToCPU_MPIGPUMat(Mat A, PetscBool flg)
     if (Ao) PetscCall(MatBindToCPU(Ao, flg));
   }
   A->boundtocpu = flg;
-  PetscCall(MatMPIGPUMatInstallOps(A));
+  PetscCall(MatMPIGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -408,6 +393,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems 
       PetscCall(MatMPIGPUMatDestroyHalo(m)); /* rebuilt at the next product */
     }
   }
+  PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatParameterTargets(A, &n, targets));
@@ -415,7 +401,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems 
     PetscCall(m->format->copyparameters(m->params, targets[i]));
     PetscCall(MatGPUMatInvalidateStructure(targets[i]));
   }
-  PetscCall(MatMPIGPUMatInstallOps(A));
+  PetscCall(MatMPIGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -524,7 +510,7 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGPUMat(Mat A, const MatGPUFormat *for
   PetscCall(MatSetSizes(m->params, 0, 0, 0, 0));
   PetscCall(MatSetType(m->params, format->seqtype));
   PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
-  PetscCall(MatMPIGPUMatInstallOps(B));
+  PetscCall(MatMPIGPUMatInstallOps(B, GPUMAT_INSTALL_ALL));
   PetscCall(MatMPIGPUMatComposeAll(B, format, PETSC_TRUE));
   PetscCall(PetscSNPrintf(type, sizeof(type), "mpi%s", format->seqtype + 3));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, type));

@@ -5,7 +5,8 @@
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
 
-PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
+PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
+PetscBool     MatGPUMatHostFallbackIsError = PETSC_FALSE;
 
 PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
 {
@@ -159,12 +160,34 @@ static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  A product of a matrix that is not bound to the CPU, run on the host because a vector is a host vector (or
+  no device is usable): counted in the event GPUMatHostFallback, explained once per matrix with PetscInfo,
+  and an error with -mat_gpumat_host_fallback_error. A matrix bound to the CPU never gets here.
+*/
 static PetscErrorCode MatGPUMatHostProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, PetscBool trans)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  Vec         host = xx;
+  VecType     want;
+  PetscBool   dev;
 
   PetscFunctionBegin;
-  PetscCall(PetscInfo(A, "Host vectors (%s): product on the host\n", ((PetscObject)xx)->type_name));
+  PetscCall(MatGPUMatDefaultVecType(&want));
+  PetscCall(VecIsOnDevice_Private(xx, &dev)); /* the first host vector of x, y, z names the cause */
+  if (dev && yy) {
+    PetscCall(VecIsOnDevice_Private(yy, &dev));
+    host = yy;
+  }
+  if (dev) host = zz;
+  PetscCheck(!MatGPUMatHostFallbackIsError, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s %s runs on the host: %s (-mat_gpumat_host_fallback_error)", ((PetscObject)A)->type_name, trans ? "MatMultTranspose" : "MatMult",
+             strcmp(want, VECCUDA) ? "no usable CUDA device" : ((PetscObject)host)->type_name);
+  if (!g->fallback_reported) {
+    g->fallback_reported = PETSC_TRUE;
+    if (strcmp(want, VECCUDA)) PetscCall(PetscInfo(A, "No usable CUDA device: products of %s run on the host (counted in GPUMatHostFallback)\n", ((PetscObject)A)->type_name));
+    else PetscCall(PetscInfo(A, "A %s vector: products of %s run on the host (counted in GPUMatHostFallback; MatCreateVecs() gives device vectors)\n", ((PetscObject)host)->type_name, ((PetscObject)A)->type_name));
+  }
+  PetscCall(PetscLogEventBegin(MAT_GPUMatHostFallback, A, xx, zz, 0));
   if (!trans) {
     if (yy) PetscCall((*g->hostops.multadd)(A, xx, yy, zz));
     else PetscCall((*g->hostops.mult)(A, xx, zz));
@@ -172,6 +195,7 @@ static PetscErrorCode MatGPUMatHostProduct_Private(Mat A, Vec xx, Vec yy, Vec zz
     if (yy) PetscCall((*g->hostops.multtransposeadd)(A, xx, yy, zz));
     else PetscCall((*g->hostops.multtranspose)(A, xx, zz));
   }
+  PetscCall(PetscLogEventEnd(MAT_GPUMatHostFallback, A, xx, zz, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

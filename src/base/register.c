@@ -47,6 +47,8 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatInitializePackage());
   PetscCall(PetscLogEventRegister("GPUMatBuild", MAT_CLASSID, &MAT_GPUMatBuild));
   PetscCall(PetscLogEventRegister("GPUMatCopyValues", MAT_CLASSID, &MAT_GPUMatCopyValues));
+  PetscCall(PetscLogEventRegister("GPUMatHostFallback", MAT_CLASSID, &MAT_GPUMatHostFallback));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());

@@ -178,7 +178,6 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(Mat A)
   c->lane_entries       = CMRS_DEFAULT_LANE_ENTRIES;
   c->device_convert     = PETSC_TRUE;
   g->data          = c;
-  PetscCall(MatComposeCMRS_Private(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -187,7 +186,6 @@ static PetscErrorCode MatGPUFormatDestroy_CMRS(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatComposeCMRS_Private(A, PETSC_FALSE));
   PetscCall(PetscFree(g->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -486,6 +484,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   MatGPUFormatMult_CMRS,
   MatGPUFormatMultTranspose_CMRS,
   MatGPUFormatGetInfo_CMRS,
+  MatComposeCMRS_Private,
 };
 
 /*MC

@@ -83,7 +83,6 @@ static PetscErrorCode MatGPUFormatCreate_ELLR(Mat A)
   e->T_option = 0;
   e->maxfill  = 4.0;
   g->data     = e;
-  PetscCall(MatComposeELLR_Private(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,7 +91,6 @@ static PetscErrorCode MatGPUFormatDestroy_ELLR(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatComposeELLR_Private(A, PETSC_FALSE));
   PetscCall(PetscFree(g->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -278,6 +276,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   MatGPUFormatMult_ELLR,
   MatGPUFormatMultTranspose_ELLR,
   MatGPUFormatGetInfo_ELLR,
+  MatComposeELLR_Private,
 };
 
 /*MC

@@ -170,7 +170,6 @@ static PetscErrorCode MatGPUFormatCreate_RgCSR(Mat A)
   r->maxfill   = 4.0;
   r->minsaving = 0.02;
   g->data      = r;
-  PetscCall(MatComposeRgCSR_Private(A, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -179,7 +178,6 @@ static PetscErrorCode MatGPUFormatDestroy_RgCSR(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  PetscCall(MatComposeRgCSR_Private(A, PETSC_FALSE));
   PetscCall(PetscFree(g->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -391,6 +389,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   MatGPUFormatMult_RgCSR,
   MatGPUFormatMultTranspose_RgCSR,
   MatGPUFormatGetInfo_RgCSR,
+  MatComposeRgCSR_Private,
 };
 
 /*MC

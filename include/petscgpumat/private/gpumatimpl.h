@@ -44,6 +44,7 @@ struct _MatGPUFormat {
   PetscErrorCode (*mult)(Mat, const MatGPUMultArgs *);                   /* z = A x (+ y) */
   PetscErrorCode (*multtranspose)(Mat, const MatGPUMultArgs *);          /* z += A^T x (the base initializes z) */
   PetscErrorCode (*getinfo)(Mat, MatGPUMatInfo *);                       /* stored entries, index count, device bytes */
+  PetscErrorCode (*compose)(Mat, PetscBool);                             /* compose (or remove) the format's own methods: setters, getters */
 };
 
 /* A->spptr of every petscgpumat matrix */
@@ -57,6 +58,7 @@ typedef struct {
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
+  PetscBool           fallback_reported; /* PetscInfo said once why a product ran on the host */
 
   /* compressed rows: the device copy holds only the nonempty rows (MPI off-diagonal blocks) */
   PetscBool    compress_rows; /* asked for: MatGPUMatSetCompressedRows() or -mat_gpumat_compressed_rows */
@@ -66,7 +68,8 @@ typedef struct {
   PetscScalar *d_work;        /* device: products of the device rows, or x gathered at them (transpose) */
 } Mat_GPUMat;
 
-PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
+PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
+PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 
 /*
   Op slots of a matrix whose spptr struct `g` has a `hostops` table (seq and MPI types alike).
@@ -86,8 +89,40 @@ PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues;
     else (g)->hostops.op = (A)->ops->op; \
   } while (0)
 
+/*
+  The slots a petscgpumat type owns, listed once for the seq (S = _GPUMat) and MPI (S = _MPIGPUMat) types:
+  X(slot, function). Lifecycle slots are installed at conversion and given back at conversion back; in
+  between, PETSc may wrap one of them (its sub-matrix code puts its own destroy in front of ours and calls
+  ours from it), so they are installed again only when the parent rewrote the whole table (the hash
+  assembly of unpreallocated matrices restores a saved table). Compute slots are installed again after
+  every parent call that may rewrite them (SeqAIJ's assembly installs its inode products).
+*/
+#define GPUMAT_LIFECYCLE_SLOTS(X, S) \
+  X(destroy, MatDestroy##S) \
+  X(duplicate, MatDuplicate##S) \
+  X(assemblyend, MatAssemblyEnd##S) \
+  X(setfromoptions, MatSetFromOptions##S) \
+  X(bindtocpu, MatBindToCPU##S) \
+  X(view, MatView##S)
+/* real scalars only (checked at conversion): the Hermitian transpose is the transpose */
+#define GPUMAT_COMPUTE_SLOTS(X, S) \
+  X(mult, MatMult##S) \
+  X(multadd, MatMultAdd##S) \
+  X(multtranspose, MatMultTranspose##S) \
+  X(multtransposeadd, MatMultTransposeAdd##S) \
+  X(multhermitiantranspose, MatMultTranspose##S) \
+  X(multhermitiantransposeadd, MatMultTransposeAdd##S)
+
+/* What the install functions install: everything (at conversion, or after the parent rewrote the table) or the compute slots */
+typedef enum {
+  GPUMAT_INSTALL_ALL,
+  GPUMAT_INSTALL_COMPUTE
+} MatGPUMatInstallWhat;
+
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat, const MatGPUFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *, PetscErrorCode (*)(Mat));
+PETSC_INTERN PetscErrorCode MatGPUMatComposeAll(Mat, const MatGPUFormat *, PetscBool);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterHostFactors(const char[]);
 PETSC_INTERN PetscErrorCode MatCreate_GPUMat(Mat, const MatGPUFormat *);
 PETSC_INTERN PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);
