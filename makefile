@@ -56,7 +56,7 @@ HEADERS  := $(shell find include tests/common examples -name "*.h")
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
 
-.PHONY: all lib tests examples check demo bench install clean help device-pack bench-report
+.PHONY: all lib tests examples check demo bench install clean help device-pack bench-report clients
 .DEFAULT_GOAL := all
 
 all: lib tests examples
@@ -130,6 +130,19 @@ $(BUILD)/tests/petsc_ex2: $(PETSC_EX2)
 	@mkdir -p $(dir $@)
 	$(CC) $(CC_FLAGS) $(PETSC_CC_INCLUDES) $< -o $@ $(PETSC_WITH_EXTERNAL_LIB)
 tests: $(BUILD)/tests/petsc_ex2
+
+# The client harness's programs: PETSc's own tutorials named in tests/clients/configs.tsv, unmodified, built from the
+# PETSc install (tests/clients/clients.py runs them with each matrix type)
+CLIENT_SRCS := $(shell awk -F'\t' '!/^\#/ && NF > 2 {print $$2}' tests/clients/configs.tsv | sort -u)
+CLIENT_BINS := $(addprefix $(BUILD)/clients/,$(notdir $(CLIENT_SRCS)))
+define client_rule
+$(BUILD)/clients/$(notdir $(1)): $(PETSC_DIR)/$(PETSC_ARCH)/share/petsc/examples/src/$(1).c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CC_FLAGS) $$(PETSC_CC_INCLUDES) $$< -o $$@ $$(PETSC_WITH_EXTERNAL_LIB)
+endef
+$(foreach p,$(CLIENT_SRCS),$(eval $(call client_rule,$(p))))
+clients: $(CLIENT_BINS)
+tests: clients
 
 # Fuzzing of the Matrix Market reader: libFuzzer with ASan/UBSan for FUZZ_SECONDS (default 600 here; `make check`
 # runs 60 s). Crash inputs land in $(BUILD)/fuzz/artifacts/ (see tests/fuzz/fuzz.sh).

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Provide petsc4py built for the PETSc petscgpumat uses, and print the directory to put on PYTHONPATH.
 #
-#   config/petsc4py.sh            (PETSC_DIR/PETSC_ARCH from the environment, else config/petsc.sh's answer)
+#   config/petsc4py.sh [--if-built]   (PETSC_DIR/PETSC_ARCH from the environment, else config/petsc.sh's answer)
+#
+# --if-built: print the directory only if petsc4py was already built there (exit 1 otherwise, building nothing).
 #
 # petsc4py's version must equal PETSc's (its sdist compiles against that PETSc); pip builds it from PyPI
 # with PETSC_DIR set, into $PETSCGPUMAT_CACHE/petsc4py/<version>-<hash of PETSC_DIR> (about 5 minutes on
@@ -15,6 +17,7 @@ version=$("$here/petsc.sh" --print=version)
 cache=${PETSCGPUMAT_CACHE:-$HOME/.cache/petscgpumat}
 target=$cache/petsc4py/$version-$(echo "$PETSC_DIR/$PETSC_ARCH" | sha256sum | cut -c1-8)
 if [[ -f $target/.complete ]]; then echo "$target"; exit 0; fi
+[[ ${1:-} == --if-built ]] && exit 1
 mkdir -p "$cache/logs"
 log=$cache/logs/petsc4py-$version.log
 say "building petsc4py $version for PETSc at $PETSC_DIR${PETSC_ARCH:+/$PETSC_ARCH} (log: $log; about 5 minutes)"

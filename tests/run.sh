@@ -130,6 +130,28 @@ for pc in "asm -sub_pc_type lu" "asm -pc_asm_blocks 4 -pc_asm_type basic -sub_pc
   done
 done
 
+# PETSc's own tutorials (tests/clients/configs.tsv: PCMG, GAMG, block Jacobi/ASM + ILU, SNES with coloring, MatLoad,
+# re-assembly; 1 and 2 ranks): our types on host vectors give MATAIJ's iterations, no NaN (the GPU run, with
+# aijcusparse as the baseline, is tools/device-run.sh clients)
+if selected cpu-clients; then
+  "$run" "$build/clients/ex2" -m 100 -n 100 -ksp_max_it 1 -ksp_view_mat "binary:$logs/clients-matrix.bin" \
+    -ksp_view_rhs "binary:$logs/clients-matrix.bin::append" >/dev/null 2>&1
+  "$run" python3 "$root/tests/clients/clients.py" --bin "$build/clients" --lib "$lib" --out "$logs/clients" \
+    --matfile "$logs/clients-matrix.bin" --label "CPU run: our types on host vectors against MATAIJ" >"$logs/cpu-clients.log" 2>&1
+  count cpu-clients $? "$logs/cpu-clients.log"
+fi
+
+# petsc4py (examples/solve_petsc4py.py): the plugin loaded through PETSc's options from Python, -mat_type cmrscuda,
+# the same CG iterations as MATAIJ; needs petsc4py built for this PETSc (config/petsc4py.sh; .ci/run builds it)
+if selected cpu-petsc4py; then
+  if p4p=$(PETSC_DIR=${PETSC_DIR:-} "$root/config/petsc4py.sh" --if-built 2>/dev/null); then
+    expect cpu-petsc4py 'same iterations as MATAIJ: yes' env PYTHONPATH="$p4p${PYTHONPATH:+:$PYTHONPATH}" python3 "$root/examples/solve_petsc4py.py" -lib "$lib" -mat_type cmrscuda -n 12
+  else
+    echo "  [cpu-petsc4py] SKIP: no petsc4py built for PETSc ${petsc_version:-?} (config/petsc4py.sh builds it)"
+    skipped=$((skipped + 1))
+  fi
+fi
+
 # ---- memcheck of the CPU test programs (valgrind; on by default in CI, PETSCGPUMAT_MEMCHECK=1 elsewhere) ----
 if [[ ${PETSCGPUMAT_MEMCHECK:-${CI:-0}} != 0 && ${PETSCGPUMAT_MEMCHECK:-1} != 0 && ${VALGRIND:-0} != 1 ]]; then
   if command -v valgrind >/dev/null; then

@@ -21,6 +21,7 @@ mkdir -p "$stage/syslibs" "$stage/matrices" "$stage/repo" "$devdir"
 # PETSc at the same absolute path (the programs' rpaths point there)
 (cd / && tar -cf "$stage/petsc.tar" "${petsc#/}"/lib/libpetsc.so* "${petsc#/}/include/petscconf.h")
 echo "$petsc" >"$stage/PETSC_DIR"
+config/petsc.sh --print=version >"$stage/PETSC_VERSION"
 # Debian's BLAS/LAPACK and the Fortran runtime they need (the GPU machine runs Ubuntu with OpenMPI 4.1)
 for l in liblapack.so.3 libblas.so.3 libgfortran.so.5 libquadmath.so.0; do
   cp -L "$(ldconfig -p | awk -v l=$l '$1 == l {print $NF; exit}')" "$stage/syslibs/$l"
@@ -28,8 +29,8 @@ done
 # our build: library and programs, not objects
 mkdir -p "$stage/repo/build"
 cp -a "$libdir" "$stage/repo/lib"
-for d in tests examples; do [[ -d $build/$d ]] && cp -a "$build/$d" "$stage/repo/build/"; done
+for d in tests examples clients; do [[ -d $build/$d ]] && cp -a "$build/$d" "$stage/repo/build/"; done
 # the real matrices the tests and benchmarks read
 if [[ -d $matrices ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
-tar -C "$stage" -cf - PETSC_DIR petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
+tar -C "$stage" -cf - PETSC_DIR PETSC_VERSION petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
 ls -l "$devdir/petscgpumat-device.tar.xz" | awk -v d="$devdir" '{printf "packed %s/petscgpumat-device.tar.xz: %.1f MiB\n", d, $5/1048576}'

@@ -2,7 +2,7 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [demo] [none]
+#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [demo] [none]
 #   (default: tests bench demo; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -139,6 +139,17 @@ if has mpiscale; then
     timeout 150 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 200,200,200 -weak -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
     timeout 240 tests/mpienv.sh mpiexec -n $np build/examples/bench_mpi -types $types -grid 320,320,320 -reps 50 -cg_its 200 -csv "$out/mpiscale.csv"
   done 2>&1 | tee "$out/mpiscale.txt"
+fi
+if has clients; then
+  # PETSc's own tutorials with aijcusparse and our types on the GPU, 1 and 2 ranks (tests/clients/clients.py);
+  # CLIENTS_ONLY / CLIENTS_RANKS select configurations and rank counts
+  mat=$work/clients-matrix.bin
+  tests/mpienv.sh build/clients/ex2 -m 1000 -n 1000 -ksp_max_it 1 -ksp_view_mat "binary:$mat" -ksp_view_rhs "binary:$mat::append" >/dev/null 2>&1
+  PYTHONUNBUFFERED=1 timeout ${CLIENTS_TIMEOUT:-500} tests/mpienv.sh python3 tests/clients/clients.py --gpu --bin build/clients --lib lib/libpetscgpumat.so \
+    --out "$work/clients" --matfile "$mat" --only "${CLIENTS_ONLY:-}" --ranks "${CLIENTS_RANKS:-}" --timeout 120 \
+    --label "$(head -2 "$out/device.txt" | tail -1 | cut -d, -f1), $(date -u +%F), PETSc $(cat "$work/PETSC_VERSION" 2>/dev/null)" 2>&1 | tee "$out/clients.txt"
+  cp "$work/clients/clients.md" "$work/clients/clients.csv" "$out/" 2>/dev/null
+  tar -C "$work/clients" -czf "$out/client-logs.tar.gz" client-logs
 fi
 if has demo; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"

@@ -76,7 +76,7 @@ PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCod
   PetscCall(MatRegisterRootName(root, format->seqtype, mpi));
   PetscCall(PetscSNPrintf(aijroot, sizeof(aijroot), "aij%s", root));
   PetscCall(MatRegisterRootName(aijroot, format->seqtype, mpi));
-  PetscCall(MatGPUMatRegisterHostFactors(format->seqtype));
+  PetscCall(MatGPUMatRegisterFactors(format->seqtype));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

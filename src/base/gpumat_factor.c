@@ -1,7 +1,12 @@
 /*
-  PETSc's own (host) factorizations of the seq petscgpumat types: LU, ILU, Cholesky and ICC through SeqAIJ's
-  factory, registered under MATSOLVERPETSC for each of our seq types, so that PCLU/PCILU/PCICC/PCCHOLESKY
-  (and the blocks of PCBJACOBI and PCASM) find them as PETSc's default solver.
+  Factorizations of the seq petscgpumat types (LU, ILU, Cholesky, ICC), for PCLU/PCILU/PCICC/PCCHOLESKY and the
+  blocks of PCBJACOBI and PCASM:
+  - MATSOLVERCUSPARSE (-pc_factor_mat_solver_type cusparse, and the default where a device is usable): the
+    factor of PETSc's aijcusparse, made from a MATSEQAIJCUSPARSE copy of the matrix (the shadow) whose values
+    follow ours at each numeric factorization. ILU(0)/ICC(0) factor on the device, the others on the host; the
+    triangular solves run on the device. The shadow is a second device copy of the matrix: PETSc's cusparse
+    factor code reads its input's cuSPARSE structure, which our types do not have.
+  - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device).
 
   Why not simply let MatGetFactor() find SeqAIJ's factory by type-name prefix: SeqAIJ's symbolic factorization
   copies the source matrix's composed functions into the factor (MatDuplicateNoCreate_SeqAIJ), so the factor,
@@ -81,13 +86,194 @@ static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Registers the host factorizations for the seq type of a format (called once per format at registration) */
-PetscErrorCode MatGPUMatRegisterHostFactors(const char seqtype[])
+/*
+  The cuSPARSE factor through a shadow MATSEQAIJCUSPARSE copy. The shadow and the factor's own numeric
+  functions are kept in a container composed on the factor (destroyed with it).
+*/
+typedef struct {
+  Mat              shadow;       /* MATSEQAIJCUSPARSE copy of the matrix last factored */
+  PetscObjectState nonzerostate; /* of our matrix when the shadow was made */
+  PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
+  PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
+} MatGPUMatShadow;
+
+static const char shadow_key[] = "MatGPUMatFactorShadow";
+
+static PetscErrorCode MatGPUMatShadowDestroy_Private(PetscGPUMatCtxArg ctx)
+{
+  MatGPUMatShadow *s = (MatGPUMatShadow *)PetscGPUMatCtxOf(ctx);
+
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&s->shadow));
+  PetscCall(PetscFree(s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatShadow **s)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, shadow_key, (PetscObject *)&c));
+  PetscCheck(c, PetscObjectComm((PetscObject)F), PETSC_ERR_PLIB, "Factor without its petscgpumat shadow matrix");
+  PetscCall(PetscContainerGetPointer(c, (void **)s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The shadow with A's values (and, after a change of pattern, A's structure) */
+static PetscErrorCode MatGPUMatShadowUpdate_Private(MatGPUMatShadow *s, Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, MAT_FACTOR_LU, MatGetFactor_GPUMat_Petsc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, MAT_FACTOR_ILU, MatGetFactor_GPUMat_Petsc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, MAT_FACTOR_CHOLESKY, MatGetFactor_GPUMat_Petsc));
-  PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, MAT_FACTOR_ICC, MatGetFactor_GPUMat_Petsc));
+  if (s->shadow && s->nonzerostate == A->nonzerostate) {
+    const PetscScalar *a;
+    PetscScalar       *b;
+    PetscInt           nz;
+    const PetscInt    *ai;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+    nz = A->rmap->n ? ai[A->rmap->n] : 0;
+    PetscCall(MatSeqAIJGetArrayRead(A, &a));
+    PetscCall(MatSeqAIJGetArrayWrite(s->shadow, &b)); /* marks the shadow's device values stale */
+    PetscCall(PetscArraycpy(b, a, nz));
+    PetscCall(MatSeqAIJRestoreArrayWrite(s->shadow, &b));
+    PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  } else {
+    PetscCall(MatDestroy(&s->shadow));
+    PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &s->shadow));
+    s->nonzerostate = A->nonzerostate;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatGPUMatShadow *s;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatShadowGet_Private(F, &s));
+  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
+  PetscCall((*s->lunumeric)(F, s->shadow, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatGPUMatShadow *s;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatShadowGet_Private(F, &s));
+  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
+  PetscCall((*s->choleskynumeric)(F, s->shadow, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After cuSPARSE's symbolic factorization (on the shadow): our numeric functions in front of its own */
+static PetscErrorCode MatGPUMatShadowWrapNumeric_Private(Mat F, MatGPUMatShadow *s)
+{
+  PetscFunctionBegin;
+  if (F->ops->lufactornumeric && F->ops->lufactornumeric != MatLUFactorNumeric_GPUMatShadow) {
+    s->lunumeric              = F->ops->lufactornumeric;
+    F->ops->lufactornumeric = MatLUFactorNumeric_GPUMatShadow;
+  }
+  if (F->ops->choleskyfactornumeric && F->ops->choleskyfactornumeric != MatCholeskyFactorNumeric_GPUMatShadow) {
+    s->choleskynumeric              = F->ops->choleskyfactornumeric;
+    F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_GPUMatShadow;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* cuSPARSE's symbolic factorizations, as its factory installs them */
+static PetscErrorCode (*cusp_lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
+static PetscErrorCode (*cusp_ilusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
+static PetscErrorCode (*cusp_choleskysymbolic)(Mat, Mat, IS, const MatFactorInfo *);
+static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
+
+#define GPUMAT_SHADOW_SYMBOLIC(Name, cusp, ...) \
+  do { \
+    MatGPUMatShadow *s; \
+    PetscCall(MatGPUMatShadowGet_Private(F, &s)); \
+    PetscCall(MatGPUMatShadowUpdate_Private(s, A)); \
+    PetscCall((*cusp)(F, s->shadow, __VA_ARGS__)); \
+    PetscCall(MatGPUMatShadowWrapNumeric_Private(F, s)); \
+  } while (0)
+
+static PetscErrorCode MatLUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  GPUMAT_SHADOW_SYMBOLIC(LU, cusp_lusymbolic, r, c, info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatILUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  GPUMAT_SHADOW_SYMBOLIC(Cholesky, cusp_choleskysymbolic, r, info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatICCFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, info);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscErrorCode (*cusp)(Mat, MatFactorType, Mat *) = NULL;
+  MatGPUMatShadow *s;
+  PetscContainer   c;
+
+  PetscFunctionBegin;
+  PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &cusp));
+  PetscCheck(cusp, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This PETSc has no cuSPARSE %s factorization", MatFactorTypes[ftype]);
+  PetscCall(PetscNew(&s));
+  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
+  PetscCall((*cusp)(s->shadow, ftype, F));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, s));
+  PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatShadowDestroy_Private));
+  PetscCall(PetscObjectCompose((PetscObject)*F, shadow_key, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  GPUMAT_WRAP_SYMBOLIC(*F, lufactorsymbolic, cusp_lusymbolic, MatLUFactorSymbolic_GPUMatShadow);
+  GPUMAT_WRAP_SYMBOLIC(*F, ilufactorsymbolic, cusp_ilusymbolic, MatILUFactorSymbolic_GPUMatShadow);
+  GPUMAT_WRAP_SYMBOLIC(*F, choleskyfactorsymbolic, cusp_choleskysymbolic, MatCholeskyFactorSymbolic_GPUMatShadow);
+  GPUMAT_WRAP_SYMBOLIC(*F, iccfactorsymbolic, cusp_iccsymbolic, MatICCFactorSymbolic_GPUMatShadow);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's default (no solver type named): the cuSPARSE factor where a device is usable and A is not bound to the CPU */
+static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Mat *F)
+{
+  VecType vtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDefaultVecType(&vtype));
+  if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) PetscCall(MatGetFactor_GPUMat_CUSPARSE(A, ftype, F));
+  else PetscCall(MatGetFactor_GPUMat_Petsc(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Registers the factorizations for the seq type of a format (once per format). MatGetFactor() with no solver
+  type takes the first exact type match over the solver packages, which is the entry under MATSOLVERPETSC
+  (registered first): ours, the default chooser. A named "petsc" matches MATSEQAIJ's entry by prefix first.
+*/
+PetscErrorCode MatGPUMatRegisterFactors(const char seqtype[])
+{
+  const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_ILU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ICC};
+
+  PetscFunctionBegin;
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ftypes); i++) {
+    PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, ftypes[i], MatGetFactor_GPUMat_Default));
+    PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, seqtype, ftypes[i], MatGetFactor_GPUMat_CUSPARSE));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -122,7 +122,7 @@ typedef enum {
 PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat, const MatGPUFormat *, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *, PetscErrorCode (*)(Mat));
 PETSC_INTERN PetscErrorCode MatGPUMatComposeAll(Mat, const MatGPUFormat *, PetscBool);
-PETSC_INTERN PetscErrorCode MatGPUMatRegisterHostFactors(const char[]);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterFactors(const char[]);
 PETSC_INTERN PetscErrorCode MatCreate_GPUMat(Mat, const MatGPUFormat *);
 PETSC_INTERN PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);

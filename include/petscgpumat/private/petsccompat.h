@@ -35,3 +35,21 @@ typedef char *PetscGPUMatErrorText;
 #else
 typedef const char *PetscGPUMatErrorText;
 #endif
+
+/*
+  A container's destroy hook: 3.22 has PetscContainerSetUserDestroy() and passes the context; 3.23 renamed it
+  PetscContainerSetCtxDestroy() and passes the context's address (void **), which 3.25 types as PetscCtxRt (void *).
+*/
+#if PETSC_VERSION_LT(3, 23, 0)
+typedef void *PetscGPUMatCtxArg;
+  #define PetscGPUMatCtxOf(arg)              (arg)
+  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetUserDestroy
+#elif PETSC_VERSION_LT(3, 25, 0)
+typedef void **PetscGPUMatCtxArg;
+  #define PetscGPUMatCtxOf(arg)              (*(arg))
+  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetCtxDestroy
+#else
+typedef PetscCtxRt PetscGPUMatCtxArg;
+  #define PetscGPUMatCtxOf(arg)              (*(void **)(arg))
+  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetCtxDestroy
+#endif

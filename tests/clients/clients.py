@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The client harness: PETSc's own unmodified tutorial programs with our matrix types beside a baseline.
+
+    clients.py --bin DIR --lib LIB [--gpu] [--types T,...] [--baseline T] [--only NAME,...] [--out DIR]
+
+Each configuration of tests/clients/configs.tsv runs once per type and rank count. On the GPU (--gpu) the
+baseline is aijcusparse and every run gets device vectors (-vec_type cuda, -dm_vec_type cuda) and
+-log_view -log_view_gpu_time; on the CPU the baseline is aij and our types run on host vectors. Our types
+are loaded into the unmodified programs with -dll_append LIB and named aij<format>cuda (DMDA keeps a
+-dm_mat_type for its interpolation only when the name begins with aij).
+
+Checks, each printed as a PASS/FAIL line (tests/run.sh counts them):
+  - the program exits 0 and prints no NaN/Inf residual;
+  - the linear iteration counts equal the baseline's, within the configuration's tolerance;
+  - on the GPU, no product of our types ran on the host (the event GPUMatHostFallback stays at 0).
+Writes clients.md (one table: program, options, ranks, type, iterations, KSPSolve and SNESSolve seconds,
+ratio to the baseline, fallbacks) and clients.csv to --out.
+"""
+import argparse
+import csv
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ITS = re.compile(r"Linear (?:\S+ )?solve (converged|did not converge|diverged) due to (\S+) iterations (\d+)")
+NONLIN = re.compile(r"Nonlinear (?:\S+ )?solve (?:converged|did not converge|diverged) due to (\S+) iterations (\d+)")
+BAD = re.compile(r"\b(nan|inf)\b|NANORINF", re.IGNORECASE)
+
+
+def configs(path, only):
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, prog, ranks, tol, args, gpu_args = (line.rstrip("\n").split("\t") + [""] * 6)[:6]
+        if only and name not in only:
+            continue
+        for r in ranks.split(","):
+            yield dict(name=name, prog=prog, ranks=int(r), tol=int(tol), args=args, gpu_args=gpu_args)
+
+
+def log_field(text, event, field):
+    """A field of an event's line in -log_view's table: 1 = count, 3 = max time (s)."""
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == event and len(parts) > field:
+            try:
+                return float(parts[field])
+            except ValueError:
+                return None
+    return None
+
+
+def run_one(cfg, mtype, a):
+    gpu = a.gpu
+    args = cfg["args"] + (" " + cfg["gpu_args"] if gpu and cfg["gpu_args"] else "")
+    args = args.replace("{matfile}", a.matfile).replace("{matfile_gpu}", a.matfile_gpu or a.matfile)
+    cmd = ["mpiexec", "-n", str(cfg["ranks"])] if cfg["ranks"] > 1 or a.mpiexec_always else []
+    cmd += [os.path.join(a.bin, os.path.basename(cfg["prog"]))] + shlex.split(args)
+    cmd += ["-ksp_converged_reason", "-snes_converged_reason", "-log_view", "-options_left", "0"]
+    cmd += ["-mat_type", mtype, "-dm_mat_type", mtype]
+    vtype = "cuda" if gpu else "standard"
+    cmd += ["-vec_type", vtype, "-dm_vec_type", vtype]
+    if gpu:
+        cmd += ["-log_view_gpu_time", "-use_gpu_aware_mpi", "0"]
+    if mtype not in ("aij", "aijcusparse"):
+        cmd += ["-dll_append", a.lib]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
+    wall = time.time() - t0
+    out = p.stdout + p.stderr
+    lin = [int(m.group(3)) for m in ITS.finditer(out)]
+    reasons = [m.group(2) for m in ITS.finditer(out)]
+    nonlin = [int(m.group(2)) for m in NONLIN.finditer(out)]
+    monitor_bad = [l for l in out.splitlines() if ("residual" in l.lower() or "Linear solve" in l) and BAD.search(l)]
+    return dict(cmd=" ".join(shlex.quote(c) for c in cmd), rc=p.returncode, out=out, wall=wall, its=lin, reasons=reasons,
+                newton=nonlin, nan=bool(monitor_bad) or "NANORINF" in out, ksp=log_field(out, "KSPSolve", 3),
+                snes=log_field(out, "SNESSolve", 3), fallback=log_field(out, "GPUMatHostFallback", 1) or 0.0,
+                builds=log_field(out, "GPUMatBuild", 1) or 0.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", required=True, help="folder of the built tutorial programs")
+    ap.add_argument("--lib", required=True, help="libpetscgpumat.so")
+    ap.add_argument("--gpu", action="store_true")
+    ap.add_argument("--types", default="aijcmrscuda,aijellrcuda,aijrgcsrcuda")
+    ap.add_argument("--baseline")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--ranks", default="", help="only these rank counts (e.g. 1)")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--matfile", default="")
+    ap.add_argument("--matfile-gpu", default="")
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--mpiexec-always", action="store_true")
+    ap.add_argument("--label", default="")
+    a = ap.parse_args()
+    baseline = a.baseline or ("aijcusparse" if a.gpu else "aij")
+    types = [baseline] + [t for t in a.types.split(",") if t and t != baseline]
+    only = set(filter(None, a.only.split(",")))
+    ranks = set(int(r) for r in filter(None, a.ranks.split(",")))
+    os.makedirs(a.out, exist_ok=True)
+    logdir = os.path.join(a.out, "client-logs")
+    os.makedirs(logdir, exist_ok=True)
+    rows, npass, nfail = [], 0, 0
+
+    def check(ok, what):
+        nonlocal npass, nfail
+        print(("PASS: " if ok else "FAIL: ") + what, flush=True)
+        npass += bool(ok)
+        nfail += not ok
+
+    for cfg in configs(os.path.join(HERE, "configs.tsv"), only):
+        if ranks and cfg["ranks"] not in ranks:
+            continue
+        base = None
+        for t in types:
+            label = f"{cfg['name']} np{cfg['ranks']} {t}"
+            try:
+                r = run_one(cfg, t, a)
+            except subprocess.TimeoutExpired:
+                check(False, f"{label}: timed out after {a.timeout} s")
+                continue
+            with open(os.path.join(logdir, f"{cfg['name']}-np{cfg['ranks']}-{t}.log"), "w") as f:
+                f.write(r["cmd"] + "\n\n" + r["out"])
+            check(r["rc"] == 0 and bool(r["its"]), f"{label}: exit {r['rc']}, {len(r['its'])} linear solves")
+            check(not r["nan"], f"{label}: no NaN or Inf")
+            if t == baseline:
+                base = r
+            else:
+                if base and base["rc"] == 0:
+                    same = len(r["its"]) == len(base["its"]) and all(abs(x - y) <= cfg["tol"] for x, y in zip(r["its"], base["its"]))
+                    check(same, f"{label}: iterations {r['its'][:8]} vs {baseline} {base['its'][:8]} (tolerance {cfg['tol']})")
+                if a.gpu:
+                    check(r["fallback"] == 0, f"{label}: {int(r['fallback'])} products on the host (GPUMatHostFallback)")
+            solve = r["snes"] if r["snes"] is not None else r["ksp"]
+            bsolve = (base["snes"] if base and base["snes"] is not None else base["ksp"]) if base else None
+            rows.append(dict(program=cfg["prog"].split("/")[-1], config=cfg["name"], ranks=cfg["ranks"], type=t,
+                             its="/".join(map(str, r["its"][:6])) + ("..." if len(r["its"]) > 6 else ""), nlin=len(r["its"]),
+                             newton="/".join(map(str, r["newton"])), ksp=r["ksp"], snes=r["snes"],
+                             ratio=(bsolve / solve) if solve and bsolve else None, fallback=int(r["fallback"]),
+                             builds=int(r["builds"]), nan=r["nan"], rc=r["rc"]))
+    with open(os.path.join(a.out, "clients.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["program"])
+        w.writeheader()
+        w.writerows(rows)
+    with open(os.path.join(a.out, "clients.md"), "w") as f:
+        f.write(f"{a.label}\n\nbaseline: {baseline}; ratio = baseline solve time / this type's (SNESSolve where the program "
+                "has one, else KSPSolve; > 1 is faster than the baseline; first solve's device build included)\n\n")
+        f.write("| config | program | ranks | type | linear its | Newton its | KSPSolve (s) | SNESSolve (s) | ratio | host fallbacks | NaN |\n")
+        f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+        fmt = lambda v, p="%.4f": "-" if v is None else p % v
+        for r in rows:
+            f.write(f"| {r['config']} | {r['program']} | {r['ranks']} | {r['type']} | {r['its']} ({r['nlin']} solves) | "
+                    f"{r['newton'] or '-'} | {fmt(r['ksp'])} | {fmt(r['snes'])} | {fmt(r['ratio'], '%.2f')} | "
+                    f"{r['fallback']} | {'yes' if r['nan'] else 'no'} |\n")
+    print(f"{npass} passed, {nfail} failed")
+    return 0 if nfail == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
