@@ -3,7 +3,7 @@
 # in the device tool's `carry`): the PETSc shared library (at its absolute path), our library, test and
 # example programs, Debian's BLAS/LAPACK and their Fortran runtime, and the real test matrices.
 # Then, on the GPU machine, from the repository root: tools/device-run.sh (see README, "GPU tests").
-# Environment: BUILD (the build to pack, default build), DEVICE_DIR (where the archive goes, default .device;
+# Environment: BUILD (the build to pack, default build), PACK_MATRICES (0: no matrices), DEVICE_DIR (where the archive goes, default .device;
 # two builds packed side by side go to two folders, e.g. .device-single, carried and run with the same DEVICE_DIR).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -31,6 +31,7 @@ mkdir -p "$stage/repo/build"
 cp -a "$libdir" "$stage/repo/lib"
 for d in tests examples clients; do [[ -d $build/$d ]] && cp -a "$build/$d" "$stage/repo/build/"; done
 # the real matrices the tests and benchmarks read
-if [[ -d $matrices ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
+# (PACK_MATRICES=0 leaves them out: a second pack carried beside a first that has them, see device-run.sh)
+if [[ -d $matrices && ${PACK_MATRICES:-1} != 0 ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
 tar -C "$stage" -cf - PETSC_DIR PETSC_VERSION petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
 ls -l "$devdir/petscgpumat-device.tar.xz" | awk -v d="$devdir" '{printf "packed %s/petscgpumat-device.tar.xz: %.1f MiB\n", d, $5/1048576}'
