@@ -25,6 +25,7 @@ export LD_LIBRARY_PATH="$root/lib:$work/syslibs:/usr/local/cuda/lib64:/usr/local
 # a pack made with PACK_MATRICES=0 reads the matrices an earlier call unpacked (kept in /tmp/petscgpumat-matrices)
 if [[ -n $(ls "$work/matrices" 2>/dev/null) ]]; then rm -rf /tmp/petscgpumat-matrices && cp -a "$work/matrices" /tmp/petscgpumat-matrices; fi
 export PETSCGPUMAT_MATRICES=/tmp/petscgpumat-matrices
+export PETSCGPUMAT_PETSC_VERSION=$(cat "$work/PETSC_VERSION" 2>/dev/null)
 { nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; uname -r; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 status=0

@@ -221,6 +221,8 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
   PetscCall(format->create(B));
+  /* the products run on the device: SeqAIJ's inode search at each assembly would only cost (aijcusparse skips it too) */
+  PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
   PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
   PetscCall(MatGPUMatInstallOps(B, GPUMAT_INSTALL_ALL));
   PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));

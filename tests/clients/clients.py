@@ -13,8 +13,9 @@ Checks, each printed as a PASS/FAIL line (tests/run.sh counts them):
   - the program exits 0 and prints no NaN/Inf residual;
   - the linear iteration counts equal the baseline's, within the configuration's tolerance;
   - on the GPU, no product of our types ran on the host (the event GPUMatHostFallback stays at 0).
-Writes clients.md (one table: program, options, ranks, type, iterations, KSPSolve and SNESSolve seconds,
-ratio to the baseline, fallbacks) and clients.csv to --out.
+Writes clients.md (one table: program, ranks, type, iterations, PCSetUp, KSPSolve and SNESSolve seconds,
+ratio of the baseline's time to this type's, fallbacks) and clients.csv to --out. The time compared is what
+the user waits for: SNESSolve, or PCSetUp + KSPSolve (device builds happen in either).
 """
 import argparse
 import csv
@@ -68,6 +69,8 @@ def run_one(cfg, mtype, a):
         cmd += ["-log_view_gpu_time", "-use_gpu_aware_mpi", "0"]
     if mtype not in ("aij", "aijcusparse"):
         cmd += ["-dll_append", a.lib]
+    if mtype == "aij":
+        cmd += ["-mat_no_inode"]  # our types, like aijcusparse, do not use SeqAIJ's inode routines: same rounding
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
     wall = time.time() - t0
@@ -78,8 +81,19 @@ def run_one(cfg, mtype, a):
     monitor_bad = [l for l in out.splitlines() if ("residual" in l.lower() or "Linear solve" in l) and BAD.search(l)]
     return dict(cmd=" ".join(shlex.quote(c) for c in cmd), rc=p.returncode, out=out, wall=wall, its=lin, reasons=reasons,
                 newton=nonlin, nan=bool(monitor_bad) or "NANORINF" in out, ksp=log_field(out, "KSPSolve", 3),
-                snes=log_field(out, "SNESSolve", 3), fallback=log_field(out, "GPUMatHostFallback", 1) or 0.0,
+                snes=log_field(out, "SNESSolve", 3), pcsetup=log_field(out, "PCSetUp", 3), fallback=log_field(out, "GPUMatHostFallback", 1) or 0.0,
                 builds=log_field(out, "GPUMatBuild", 1) or 0.0)
+
+
+def total_time(r):
+    """What the user waits for: SNESSolve where the program has one (setup inside), else PCSetUp + KSPSolve
+    (KSPSolve() sets the KSP up before its event begins, so the preconditioner's setup, device builds included,
+    is not inside KSPSolve's time)."""
+    if r["snes"] is not None:
+        return r["snes"]
+    if r["ksp"] is None:
+        return None
+    return r["ksp"] + (r["pcsetup"] or 0.0)
 
 
 def main():
@@ -120,13 +134,13 @@ def main():
             w.writerows(rows)
         with open(os.path.join(a.out, "clients.md"), "w") as f:
             f.write(f"{a.label}\n\nbaseline: {baseline}; ratio = baseline solve time / this type's (SNESSolve where the program "
-                    "has one, else KSPSolve; > 1 is faster than the baseline; first solve's device build included)\n\n")
-            f.write("| config | program | ranks | type | linear its | Newton its | KSPSolve (s) | SNESSolve (s) | ratio | host fallbacks | NaN |\n")
-            f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+                    "has one, else PCSetUp + KSPSolve; > 1 is faster than the baseline; device builds included)\n\n")
+            f.write("| config | program | ranks | type | linear its | Newton its | PCSetUp (s) | KSPSolve (s) | SNESSolve (s) | ratio | host fallbacks | NaN |\n")
+            f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
             fmt = lambda v, p="%.4f": "-" if v is None else p % v
             for r in rows:
                 f.write(f"| {r['config']} | {r['program']} | {r['ranks']} | {r['type']} | {r['its']} ({r['nlin']} solves) | "
-                        f"{r['newton'] or '-'} | {fmt(r['ksp'])} | {fmt(r['snes'])} | {fmt(r['ratio'], '%.2f')} | "
+                        f"{r['newton'] or '-'} | {fmt(r['pcsetup'])} | {fmt(r['ksp'])} | {fmt(r['snes'])} | {fmt(r['ratio'], '%.2f')} | "
                         f"{r['fallback']} | {'yes' if r['nan'] else 'no'} |\n")
 
     for cfg in configs(os.path.join(HERE, "configs.tsv"), only):
@@ -152,11 +166,11 @@ def main():
                     check(same, f"{label}: iterations {r['its'][:8]} vs {baseline} {base['its'][:8]} (tolerance {cfg['tol']})")
                 if a.gpu:
                     check(r["fallback"] == 0, f"{label}: {int(r['fallback'])} products on the host (GPUMatHostFallback)")
-            solve = r["snes"] if r["snes"] is not None else r["ksp"]
-            bsolve = (base["snes"] if base and base["snes"] is not None else base["ksp"]) if base else None
+            solve = total_time(r)
+            bsolve = total_time(base) if base else None
             rows.append(dict(program=cfg["prog"].split("/")[-1], config=cfg["name"], ranks=cfg["ranks"], type=t,
                              its="/".join(map(str, r["its"][:6])) + ("..." if len(r["its"]) > 6 else ""), nlin=len(r["its"]),
-                             newton="/".join(map(str, r["newton"])), ksp=r["ksp"], snes=r["snes"],
+                             newton="/".join(map(str, r["newton"])), pcsetup=r["pcsetup"], ksp=r["ksp"], snes=r["snes"], total=solve,
                              ratio=(bsolve / solve) if solve and bsolve else None, fallback=int(r["fallback"]),
                              builds=int(r["builds"]), nan=r["nan"], rc=r["rc"]))
         write()  # after each configuration: a run stopped by its time limit keeps what it measured
