@@ -121,13 +121,13 @@ prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$roo
 helpcount() { # type, option pattern
   echo "'$build/tests/cpu/test_options_help' -help -mat_type $1 | grep -E '^ +-mat_' | grep -oE -- '$2' | sort -u | wc -l"
 }
-expect cpu-help-lists-ellr-options '^3$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_compressed_rows)')"
+expect cpu-help-lists-ellr-options '^4$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(compressed_rows|host_fallback_error))')"
 expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "$(helpcount rgcsrcuda '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)')"
 expect cpu-help-lists-cmrs-options '^9$' \
   bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|lane_entries|device_convert)')"
-expect cpu-help-lists-mpi-options '^4$' \
-  bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_halo_(vecscatter|ipc))')"
+expect cpu-help-lists-mpi-options '^5$' \
+  bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(halo_(vecscatter|ipc)|host_fallback_error))')"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then
@@ -135,6 +135,10 @@ if [[ $gpu_reason != available ]]; then
   expect cpu-solve-host-check 'Host check of ellrcuda: .* keeps every entry: yes' "$build/examples/solve" -types aij,ellrcuda -n 8
   expect cpu-bench-says-gpu-skipped 'GPU types skipped' "$build/examples/bench_spmv"
   # unmodified PETSc tutorial through -dll_append: ellrcuda with host vectors gives aij's output
+  # no usable device: products of our types run on the host, counted in -log_view's GPUMatHostFallback, an error on request
+  expect cpu-host-fallback-event 'GPUMatHostFallback +[1-9]' "$build/tests/petsc_ex2" -m 20 -n 20 -dll_append "$lib" -mat_type ellrcuda -log_view
+  expect cpu-host-fallback-error 'MatMult runs on the host: no usable CUDA device' \
+    bash -c "'$build/tests/petsc_ex2' -m 20 -n 20 -dll_append '$lib' -mat_type cmrscuda -mat_gpumat_host_fallback_error 2>&1 || true"
   same_output cpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -mat_type aij" \
     "'$build/tests/petsc_ex2' -m 40 -n 40 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type standard"
 fi
