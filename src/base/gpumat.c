@@ -423,8 +423,9 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "stored entries %" PetscCount_FMT " for %" PetscCount_FMT " nonzeros (fill %.3f, padding %.1f%% of nnz)\n", info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0,
                                      info.nnz ? 100.0 * (double)(info.stored - info.nnz) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory %zu bytes (32-bit CSR would need %zu bytes: ratio %.3f)\n", info.device_bytes, info.csr_bytes, info.csr_bytes ? (double)info.device_bytes / (double)info.csr_bytes : 0.0));
-  } else PetscCall(PetscViewerASCIIPrintf(viewer, "device copy not built yet (it is built at the first GPU product)\n"));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", info.device_valid ? "up to date" : "stale or absent", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
+  }
+  /* one state, one line */
+  PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -217,7 +217,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  PetscCall(PetscOptionsInt("-mat_cmrs_height", "Rows per strip, 1..16; 0 chooses from the mean row length", "MatCMRSCUDASetHeight", c->height_option, &v, &set));
+  PetscCall(PetscOptionsInt("-mat_cmrs_height", "Rows per strip, 1..16; 0: automatic (16 for the scan and padded variants; for basic the largest of 1, 2, 3, 4, 6, 8 with height x mean row length <= 256)", "MatCMRSCUDASetHeight", c->height_option, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetHeight(A, v));
   PetscCall(PetscOptionsInt("-mat_cmrs_block_size", "Threads per block (one warp per strip): a multiple of 32 in 32..1024", "MatCMRSCUDASetBlockSize", c->block_option, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetBlockSize(A, v));
@@ -235,7 +235,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
     if (v != c->M_option) PetscCall(MatGPUMatInvalidateStructure(A));
     c->M_option = v;
   }
-  PetscCall(PetscOptionsInt("-mat_cmrs_warp_strips", "Scan variant: strips per warp, 1, 2, 4, 8, 16 or 32 (0: automatic, 32 rows per warp)", "", c->warp_strips_option, &v, &set));
+  PetscCall(PetscOptionsInt("-mat_cmrs_warp_strips", "Scan variant: strips per warp, 1, 2, 4, 8, 16 or 32 (0: automatic, about 512 entries per warp)", "", c->warp_strips_option, &v, &set));
   if (set) {
     PetscCheck(v >= 0 && v <= 32 && !(v & (v - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_warp_strips %" PetscInt_FMT " must be 0 (automatic) or a power of two up to 32", v);
     c->warp_strips_option = v;
@@ -497,7 +497,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 
    Options Database Keys:
 +  -mat_type cmrscuda - sets the type
-.  -mat_cmrs_height <h> - rows per strip, 1..16; 0 (default) chooses about 256 entries per strip from the mean row length
+.  -mat_cmrs_height <h> - rows per strip, 1..16; 0 (default): automatic, 16 for the scan and padded variants, about 256 entries per strip for basic
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
 .  -mat_cmrs_variant <basic,padded,scan,auto> - Algorithm 1, the padded variant of section 6.7, the H100 scan kernel,
@@ -567,7 +567,7 @@ PetscErrorCode MatCreateSeqAIJCMRSCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Pe
 
   Input Parameters:
 + A - the matrix
-- h - 1..16, or 0 (default): the largest of 1, 2, 3, 4, 6, 8 with height x mean row length <= 256 (H100 sweep)
+- h - 1..16, or 0 (default): automatic, 16 for the scan and padded variants; for basic the largest of 1, 2, 3, 4, 6, 8 with height x mean row length <= 256 (H100 sweep)
 
   Options Database Key:
 . -mat_cmrs_height <h> - the same
