@@ -50,6 +50,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatGPUMatGetInfo(Mat, MatGPUMatInfo *);
 PETSC_EXTERN PetscErrorCode MatGPUMatSetCompressedRows(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatGPUMatGetCompressedRows(Mat, PetscBool *);
 
 /* ELLPACK-R (Vazquez, Fernandez, Garzon 2010) with the ELLR-T extension (T threads per row) */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat);
@@ -85,6 +86,9 @@ PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetHeight(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetBlockSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetSort(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDASetLaneEntries(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetBlockSize(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetSort(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetLaneEntries(Mat, PetscInt *);
 
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

@@ -128,6 +128,10 @@ expect cpu-help-lists-cmrs-options '^9$' \
   bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|lane_entries|device_convert)')"
 expect cpu-help-lists-mpi-options '^5$' \
   bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(halo_(vecscatter|ipc)|host_fallback_error))')"
+# every public setter has its getter (the README promises them)
+expect cpu-every-setter-has-a-getter '^0 setters without a getter$' bash -c "h='$root/include/petscgpumat.h';
+  n=0; for f in \$(grep -oE 'Mat[A-Za-z]+Set[A-Za-z]+\\(' \"\$h\" | tr -d '(' | sort -u); do g=\${f/Set/Get};
+  grep -q \"\$g(\" \"\$h\" || { echo \"missing \$g\"; n=\$((n + 1)); }; done; echo \"\$n setters without a getter\""
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then

@@ -31,6 +31,7 @@ static PetscErrorCode MatConvert_GPUMat_ViaSeqAIJ(Mat, MatType, MatReuse, Mat *)
 static PetscErrorCode MatConvert_SeqAIJ_GPUMatByName(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat, MatGPUMatInfo *);
 static PetscErrorCode MatGPUMatSetCompressedRows_GPUMat(Mat, PetscBool);
+static PetscErrorCode MatGPUMatGetCompressedRows_GPUMat(Mat, PetscBool *);
 
 /* MatCreate_<type>() of every format: a SeqAIJ converted in place (no device is touched) */
 PetscErrorCode MatCreate_GPUMat(Mat B, const MatGPUFormat *format)
@@ -146,6 +147,7 @@ PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool 
   for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(via_seqaij_targets); t++) PetscCall(MatGPUMatComposeConvert(A, self, via_seqaij_targets[t], compose ? MatConvert_GPUMat_ViaSeqAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_GPUMat : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatSetCompressedRows_C", compose ? MatGPUMatSetCompressedRows_GPUMat : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetCompressedRows_C", compose ? MatGPUMatGetCompressedRows_GPUMat : NULL));
   PetscCall(format->compose(A, compose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -390,6 +392,13 @@ static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat A, MatGPUMatInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatGPUMatGetCompressedRows_GPUMat(Mat A, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((Mat_GPUMat *)A->spptr)->compress_rows;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUMatSetCompressedRows_GPUMat(Mat A, PetscBool flg)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
@@ -508,5 +517,29 @@ PetscErrorCode MatGPUMatSetCompressedRows(Mat A, PetscBool flg)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, flg, 2);
   PetscTryMethod(A, "MatGPUMatSetCompressedRows_C", (Mat, PetscBool), (A, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatGPUMatGetCompressedRows - Gets whether a seq petscgpumat matrix keeps only its nonempty rows on the device
+
+  Not Collective
+
+  Input Parameter:
+. A - a seq petscgpumat matrix
+
+  Output Parameter:
+. flg - `PETSC_TRUE` if compressed
+
+  Level: developer
+
+.seealso: `MatGPUMatSetCompressedRows()`
+@*/
+PetscErrorCode MatGPUMatGetCompressedRows(Mat A, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(flg, 2);
+  PetscUseMethod(A, "MatGPUMatGetCompressedRows_C", (Mat, PetscBool *), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -141,6 +141,36 @@ static PetscErrorCode MatCMRSCUDASetLaneEntries_CMRS(Mat A, PetscInt E)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCMRSCUDAGetBlockSize_CMRS(Mat A, PetscInt *b)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *b = c->block_option;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDAGetSort_CMRS(Mat A, PetscBool *sort)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *sort = c->sort;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSCUDAGetLaneEntries_CMRS(Mat A, PetscInt *E)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *E = c->lane_entries;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatCMRSCUDAGetHeight_CMRS(Mat A, PetscInt *h)
 {
   PetscFunctionBegin;
@@ -158,6 +188,9 @@ static PetscErrorCode MatComposeCMRS_Private(Mat A, PetscBool compose)
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetBlockSize_C", compose ? MatCMRSCUDASetBlockSize_CMRS : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetSort_C", compose ? MatCMRSCUDASetSort_CMRS : NULL));
   PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDASetLaneEntries_C", compose ? MatCMRSCUDASetLaneEntries_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDAGetBlockSize_C", compose ? MatCMRSCUDAGetBlockSize_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDAGetSort_C", compose ? MatCMRSCUDAGetSort_CMRS : NULL));
+  PetscCall(PetscObjectComposeFunction(o, "MatCMRSCUDAGetLaneEntries_C", compose ? MatCMRSCUDAGetLaneEntries_CMRS : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -688,5 +721,77 @@ PetscErrorCode MatCMRSCUDASetLaneEntries(Mat A, PetscInt E)
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, E, 2);
   MatGPUMatTryMethodAll(A, "MatCMRSCUDASetLaneEntries_C", PetscInt, E);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDAGetBlockSize - Gets the threads per block of the CMRS kernel of a `MATSEQCMRSCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. b - threads per block
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetBlockSize()`
+@*/
+PetscErrorCode MatCMRSCUDAGetBlockSize(Mat A, PetscInt *b)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(b, 2);
+  MatGPUMatUseMethodSource(A, "MatCMRSCUDAGetBlockSize_C", PetscInt *, b);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDAGetSort - Gets whether the entries of each strip of a `MATSEQCMRSCUDA` matrix are sorted by column
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. sort - `PETSC_TRUE` if sorted
+
+  Level: intermediate
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetSort()`
+@*/
+PetscErrorCode MatCMRSCUDAGetSort(Mat A, PetscBool *sort)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(sort, 2);
+  MatGPUMatUseMethodSource(A, "MatCMRSCUDAGetSort_C", PetscBool *, sort);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCMRSCUDAGetLaneEntries - Gets how many consecutive entries each lane of the CMRS scan kernel takes in a pass
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. E - 1, 2 or 4
+
+  Level: advanced
+
+.seealso: `MATSEQCMRSCUDA`, `MatCMRSCUDASetLaneEntries()`
+@*/
+PetscErrorCode MatCMRSCUDAGetLaneEntries(Mat A, PetscInt *E)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(E, 2);
+  MatGPUMatUseMethodSource(A, "MatCMRSCUDAGetLaneEntries_C", PetscInt *, E);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -422,6 +422,31 @@ static PetscErrorCode TestTypeAndOptions(void)
     PetscCall(PetscStrstr(text, "1 entries per lane per pass", &found));
     TEST_CHECK(found != NULL, "-mat_cmrs_lane_entries 1 shows in MatView");
     PetscCall(MatCMRSCUDASetLaneEntries(B, 2));
+    {
+      PetscInt  E, bs;
+      PetscBool sort, compressed;
+
+      PetscCall(MatCMRSCUDAGetLaneEntries(B, &E));
+      TEST_CHECK(E == 2, "MatCMRSCUDAGetLaneEntries() returns the 2 set (%" PetscInt_FMT ")", E);
+      PetscCall(MatCMRSCUDAGetBlockSize(B, &bs));
+      TEST_CHECK(bs == 128, "MatCMRSCUDAGetBlockSize() returns the default 128 (%" PetscInt_FMT ")", bs);
+      PetscCall(MatCMRSCUDASetBlockSize(B, 256));
+      PetscCall(MatCMRSCUDAGetBlockSize(B, &bs));
+      TEST_CHECK(bs == 256, "MatCMRSCUDAGetBlockSize() returns the 256 set (%" PetscInt_FMT ")", bs);
+      PetscCall(MatCMRSCUDASetBlockSize(B, 128));
+      PetscCall(MatCMRSCUDAGetSort(B, &sort));
+      TEST_CHECK(!sort, "MatCMRSCUDAGetSort() returns the default false");
+      PetscCall(MatCMRSCUDASetSort(B, PETSC_TRUE));
+      PetscCall(MatCMRSCUDAGetSort(B, &sort));
+      TEST_CHECK(sort, "MatCMRSCUDAGetSort() returns the true set");
+      PetscCall(MatCMRSCUDASetSort(B, PETSC_FALSE));
+      PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
+      TEST_CHECK(!compressed, "MatGPUMatGetCompressedRows() returns the default false");
+      PetscCall(MatGPUMatSetCompressedRows(B, PETSC_TRUE));
+      PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
+      TEST_CHECK(compressed, "MatGPUMatGetCompressedRows() returns the true set");
+      PetscCall(MatGPUMatSetCompressedRows(B, PETSC_FALSE));
+    }
     PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &D));
     PetscCall(TestViewInfoText(D, text, sizeof(text)));
     PetscCall(PetscStrstr(text, "2 entries per lane per pass", &found));
