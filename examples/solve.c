@@ -9,7 +9,7 @@ Options:\n\
   -types <t1,t2,...>        matrix types to compare; the first is the baseline\n\
                             (default aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda). GPU types (names containing\n\
                             cuda, cusparse, hip or kokkos) are skipped when no GPU is usable\n\
-  -f <file>                 read the matrix: Matrix Market (.mtx or .mtx.gz) or PETSc binary (other names)\n\
+  -f <file>                 read the matrix: Matrix Market (plain or gzip; told by its banner) or PETSc binary\n\
   -problem <lap3d7,lap2d5>  built-in matrix when -f is not given (default lap3d7): 3-D 7-point Laplacian\n\
                             on an n x n x n grid, or 2-D 5-point Laplacian on an n x n grid (Dirichlet, SPD)\n\
   -n <n>                    grid points per direction of the built-in matrix (default 32)\n\
@@ -122,17 +122,14 @@ static PetscErrorCode BuildLaplacian(MPI_Comm comm, PetscInt dim, PetscInt n, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Reads a Matrix Market file (.mtx, .mtx.gz) or a PETSc binary file (any other name) into a MATAIJ */
+/* Reads a Matrix Market file (plain or gzip, whatever its name) or a PETSc binary file into a MATAIJ */
 static PetscErrorCode LoadMatrix(MPI_Comm comm, const char file[], Mat *A, PetscBool *isMM)
 {
-  PetscBool   mtx, mtxgz;
   PetscInt    M, N;
   PetscViewer viewer;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscStrendswith(file, ".mtx", &mtx));
-  PetscCall(PetscStrendswith(file, ".mtx.gz", &mtxgz));
-  *isMM = (PetscBool)(mtx || mtxgz);
+  PetscCall(PetscGPUMatIsMatrixMarketFile(comm, file, isMM)); /* by content: a.MTX, b.mtx.gz, or a binary file */
   if (*isMM) {
     PetscCall(MatLoadMatrixMarket(comm, file, MATAIJ, A));
   } else {
@@ -470,7 +467,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(comm, NULL, "KSP solve comparison across matrix types", NULL);
   PetscCall(PetscOptionsStringArray("-types", "Comma-separated matrix types; the first is the baseline", NULL, types, &ntypes, &set));
   if (!set) ntypes = 0;
-  PetscCall(PetscOptionsString("-f", "Matrix file: Matrix Market (.mtx, .mtx.gz) or PETSc binary", NULL, file, file, sizeof(file), &hasfile));
+  PetscCall(PetscOptionsString("-f", "Matrix file: Matrix Market (plain or gzip, told by its banner) or PETSc binary", NULL, file, file, sizeof(file), &hasfile));
   PetscCall(PetscOptionsEList("-problem", "Built-in matrix", NULL, problems, (PetscInt)PETSC_STATIC_ARRAY_LENGTH(problems), problems[problem], &problem, NULL));
   PetscCall(PetscOptionsInt("-n", "Grid points per direction of the built-in matrix", NULL, n, &n, NULL));
   PetscCall(PetscOptionsEList("-rhs", "Right-hand side: A*1 (error reported), ones, random", NULL, rhsnames, (PetscInt)PETSC_STATIC_ARRAY_LENGTH(rhsnames), rhsnames[rhs], &rhs, NULL));

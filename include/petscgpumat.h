@@ -92,3 +92,4 @@ PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetLaneEntries(Mat, PetscInt *);
 
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);
+PETSC_EXTERN PetscErrorCode PetscGPUMatIsMatrixMarketFile(MPI_Comm, const char[], PetscBool *);

@@ -132,6 +132,12 @@ expect cpu-help-lists-mpi-options '^5$' \
 expect cpu-every-setter-has-a-getter '^0 setters without a getter$' bash -c "h='$root/include/petscgpumat.h';
   n=0; for f in \$(grep -oE 'Mat[A-Za-z]+Set[A-Za-z]+\\(' \"\$h\" | tr -d '(' | sort -u); do g=\${f/Set/Get};
   grep -q \"\$g(\" \"\$h\" || { echo \"missing \$g\"; n=\$((n + 1)); }; done; echo \"\$n setters without a getter\""
+# the reader is chosen by content, not by the name: an upper-case .MTX (plain) and a gzip file without .gz
+if selected cpu-solve-reads-mtx-by-content && [[ -f $matrices/cage5.mtx.gz ]]; then
+  gzip -dc "$matrices/cage5.mtx.gz" >"$logs/CAGE5.MTX" && cp "$matrices/cage5.mtx.gz" "$logs/cage5-gzip-without-extension"
+fi
+expect cpu-solve-reads-mtx-by-content 'aij +\| +16 \| CONVERGED' bash -c "'$build/examples/solve' -types aij -f '$logs/CAGE5.MTX' -ksp_type gmres &&
+  '$build/examples/solve' -types aij -f '$logs/cage5-gzip-without-extension' -ksp_type gmres"
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 if [[ $gpu_reason != available ]]; then

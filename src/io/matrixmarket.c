@@ -7,10 +7,12 @@
    allocation is sized from a header count alone.
 */
 #include <petscgpumat.h>
+#include <petsc/private/petscimpl.h> /* PetscAssertPointer */
 #include <zlib.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MM_CHUNK    65536 /* bytes decompressed per gzread() */
 #define MM_MAX_LINE 4096  /* longest header or data line accepted; the format itself limits lines to 1024 */
@@ -714,5 +716,49 @@ PetscErrorCode MatLoadMatrixMarket(MPI_Comm comm, const char filename[], MatType
   }
   PetscCall(ierr);
   *A = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscGPUMatIsMatrixMarketFile - Whether a file holds a Matrix Market matrix, judged by its content
+
+  Collective
+
+  Input Parameters:
++ comm - the communicator of the processes that will read it
+- file - the file name
+
+  Output Parameter:
+. isMM - `PETSC_TRUE` if the file (plain or gzip-compressed) begins with the banner `%%MatrixMarket`
+
+  Level: beginner
+
+  Note:
+  The name's extension plays no part (`matrix.MTX`, `a.mtx.gz` or `data` alike): programs that read either
+  Matrix Market or PETSc binary files call this to pick `MatLoadMatrixMarket()` or `MatLoad()`. A file that
+  cannot be opened is reported as not Matrix Market; the reader chosen then says why it cannot read it.
+
+.seealso: `MatLoadMatrixMarket()`, `MatLoad()`
+@*/
+PetscErrorCode PetscGPUMatIsMatrixMarketFile(MPI_Comm comm, const char file[], PetscBool *isMM)
+{
+  PetscMPIInt rank;
+  int         yes = 0;
+
+  PetscFunctionBegin;
+  PetscAssertPointer(file, 2);
+  PetscAssertPointer(isMM, 3);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    gzFile gz = gzopen(file, "rb"); /* reads plain files as they are */
+    char   head[15] = {0};
+
+    if (gz) {
+      if (gzread(gz, head, 14) == 14) yes = !strncasecmp(head, "%%MatrixMarket", 14);
+      gzclose(gz);
+    }
+  }
+  PetscCallMPI(MPI_Bcast(&yes, 1, MPI_INT, 0, comm));
+  *isMM = yes ? PETSC_TRUE : PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
