@@ -433,6 +433,7 @@ static PetscErrorCode PrintTable(MPI_Comm comm, PetscInt ntypes, const TypeResul
     }
     if (diff) PetscCall(PetscPrintf(comm, "\n"));
   }
+  if (!res[0].ran) PetscCall(PetscPrintf(comm, "Note: the speed-ups are relative to %s, which was skipped, so that column shows '-'; put a type that ran first in -types.\n", res[0].type));
   if (gpuran && !gpucol) PetscCall(PetscPrintf(comm, "Note: GPU kernels run asynchronously, so the MatMult times of GPU types are host-side times; use -log_view_gpu_time for GPU times.\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
