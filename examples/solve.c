@@ -328,12 +328,25 @@ static PetscErrorCode HostCheckType(Mat A, const char type[])
   PetscCall(MatSetType(B, type));
   PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatGPUMatGetInfo_C", &getinfo));
   if (getinfo) {
+    PetscReal   maxfill = 0, fill;
+    PetscBool   isellr, isrgcsr;
+    char        refused[160] = "";
+    const char *guard;
+
     PetscCall(MatSetFromOptions(B));
     PetscCall(MatGPUMatGetInfo(B, &info));
+    fill = info.nnz ? (PetscReal)info.stored / (PetscReal)info.nnz : 1.0;
+    /* the padded formats refuse, at the device build, a layout above their padding guard: say so here too */
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQELLRCUDA, &isellr));
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQRGCSRCUDA, &isrgcsr));
+    if (isellr) PetscCall(MatELLRCUDAGetMaxFill(B, &maxfill));
+    if (isrgcsr) PetscCall(MatRGCSRCUDAGetMaxFill(B, &maxfill));
+    guard = isellr ? "-mat_ellr_max_fill" : "-mat_rgcsr_max_fill";
+    if (maxfill > 0 && fill > maxfill) PetscCall(PetscSNPrintf(refused, sizeof(refused), "; the GPU build would refuse this layout (fill above %s %g)", guard, (double)maxfill));
     PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
     PetscCall(MatEqual(A, B, &same));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host check of %s: AIJ -> %s -> AIJ keeps every entry: %s; its device layout would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (fill %.3f) in %.1f MiB (32-bit CSR: %.1f MiB)\n", type, type, same ? "yes" : "NO",
-                          info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0, info.device_bytes / 1048576.0, info.csr_bytes / 1048576.0));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host check of %s: AIJ -> %s -> AIJ keeps every entry: %s; its device layout would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (fill %.3f) in %.1f MiB (32-bit CSR: %.1f MiB)%s\n", type, type, same ? "yes" : "NO",
+                          info.stored, info.nnz, (double)fill, info.device_bytes / 1048576.0, info.csr_bytes / 1048576.0, refused));
     PetscCheck(same, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The %s round trip changed the matrix", type);
   }
   PetscCall(MatDestroy(&B));

@@ -143,6 +143,8 @@ expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij 
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8
+  expect cpu-solve-host-check-says-refused 'Host check of ellrcuda: .*the GPU build would refuse this layout \(fill above -mat_ellr_max_fill 1.1\)' \
+    "$build/examples/solve" -types aij,ellrcuda -n 8 -mat_ellr_max_fill 1.1
   expect cpu-solve-host-check 'Host check of ellrcuda: .* keeps every entry: yes' "$build/examples/solve" -types aij,ellrcuda -n 8
   expect cpu-bench-says-gpu-skipped 'GPU types skipped' "$build/examples/bench_spmv"
   # unmodified PETSc tutorial through -dll_append: ellrcuda with host vectors gives aij's output
