@@ -783,9 +783,9 @@ int main(int argc, char **argv)
 
     if (!q->ran) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %.140s\n", q->label, q->failure));
     else if (q->gpu)
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7.3f %7.3f %9.3f %8.3f %9.1f %9.0f %9.1e%s\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, q->eta_plus, q->eta_minus, q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, q->relerr, q->relerr > 1e-10 ? "  WRONG RESULT" : ""));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7.3f %7.3f %9.3f %8.3f %9.1f %9.0f %9.1e%s\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, q->eta_plus, q->eta_minus, q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, q->relerr, q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "  WRONG RESULT" : ""));
     else
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7s %7s %9.3f %8.3f %9.1f %9.0f %9.1e%s (CPU)\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, "-", "-", q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, q->relerr, q->relerr > 1e-10 ? "  WRONG RESULT" : ""));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7s %7s %9.3f %8.3f %9.1f %9.0f %9.1e%s (CPU)\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, "-", "-", q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, q->relerr, q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "  WRONG RESULT" : ""));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products)\n", base >= 0 ? res[base].label : "-"));
   if (ksptype) {
@@ -814,7 +814,7 @@ int main(int argc, char **argv)
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,%.5f,%.5f,%.5f,%.2f,%s,%s,%.4f,%.4f,%.4f,%.1f,%.2e,", name, st.rows, st.cols, st.nnz, q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, eta[0], eta[1], q->speedup, q->stored_ratio,
                                (q->settype_ms + q->first_ms) * 1e-3, bw / 1e9, q->relerr));
       else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,,,,,,,,,,%.1f,,", name, st.rows, st.cols, st.nnz, q->label, bw / 1e9));
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%s,%s,%s,%.3f,%.3f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,", set, q->base_type, q->variant, q->ran ? (q->relerr > 1e-10 ? "wrong" : "ok") : (q->failure[0] == 's' ? "skipped" : "refused"), st.mu, st.sigma, st.maxrow, st.empty, replicate, src.rows, src.nnz));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%s,%s,%s,%.3f,%.3f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,", set, q->base_type, q->variant, q->ran ? (q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "wrong" : "ok") : (q->failure[0] == 's' ? "skipped" : "refused"), st.mu, st.sigma, st.maxrow, st.empty, replicate, src.rows, src.nnz));
       if (q->ran) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%.3f,%.3f,%.3f,%.1f,%.2f,%d,", q->settype_ms, q->first_ms, q->build_ms, q->build_spmv, q->device_bytes / 1048576.0, (int)q->gpu));
       else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ",,,,,%d,", (int)q->gpu));
       if (q->ran && q->ksp[0]) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%d,%.5f,%.4f,%.3e,", q->ksp, q->its, q->reason, q->ksp_s, q->ksp_speedup, q->ksp_rnorm));

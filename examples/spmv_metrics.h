@@ -27,3 +27,13 @@ static inline SpMVMetrics SpMVMetricsCompute(double rows, double nnz, double ent
   r.eta_minus  = r.beta_minus / tau_s / bandwidth;
   return r;
 }
+
+/*
+  The largest relative error ||y - y_ref|| / ||y_ref|| (y_ref in float64) a correct product may show: the rounding
+  of a sum of up to maxrow products, with margin, in the working precision's epsilon (1e-13 on a 7-point stencil in
+  double, 5e-5 in single). A fixed 1e-10 flagged every single-precision result as wrong.
+*/
+static inline double SpMVResultTolerance(double epsilon, double maxrow)
+{
+  return 64.0 * epsilon * (maxrow > 1.0 ? maxrow : 1.0);
+}

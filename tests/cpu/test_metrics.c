@@ -37,6 +37,10 @@ int main(int argc, char **argv)
   TEST_CHECK(Close(r.gflops, 0.0035), "GFLOPS of the padded single-precision case: %g (0.0035)", r.gflops);
   TEST_CHECK(Close(r.beta_plus, 104) && Close(r.eta_plus, 0.026), "beta+ %g (104), eta+ %g (0.026)", r.beta_plus, r.eta_plus);
   TEST_CHECK(Close(r.beta_minus, 124) && Close(r.eta_minus, 0.031), "beta- %g (124), eta- %g (0.031)", r.beta_minus, r.eta_minus);
+  /* the correctness threshold follows the precision: a single-precision 7-point product (1.7e-7 measured on the
+     H100) passes, a double one must stay far below the old fixed 1e-10 */
+  TEST_CHECK(SpMVResultTolerance(1.1920929e-07, 7) > 1.7e-7 && SpMVResultTolerance(1.1920929e-07, 7) < 1e-3, "single-precision tolerance for 7 entries per row: %.2e", SpMVResultTolerance(1.1920929e-07, 7));
+  TEST_CHECK(SpMVResultTolerance(2.220446e-16, 7) < 1e-12, "double-precision tolerance for 7 entries per row: %.2e", SpMVResultTolerance(2.220446e-16, 7));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_metrics: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();
