@@ -433,6 +433,12 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
                                      info.nnz ? 100.0 * (double)(info.stored - info.nnz) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory %zu bytes (32-bit CSR would need %zu bytes: ratio %.3f)\n", info.device_bytes, info.csr_bytes, info.csr_bytes ? (double)info.device_bytes / (double)info.csr_bytes : 0.0));
   }
+  {
+    VecType vtype;
+
+    PetscCall(MatGPUMatDefaultVecType(&vtype));
+    if (strcmp(vtype, VECCUDA)) PetscCall(PetscViewerASCIIPrintf(viewer, "no usable CUDA device: MatCreateVecs() gives host vectors and the products run on the host (counted in the event GPUMatHostFallback)\n"));
+  }
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -314,6 +314,17 @@ static PetscErrorCode TestInfoAndView(void)
   PetscCall(PetscStrstr(text, "threads per row T = 1", &found2));
   PetscCall(PetscStrstr(text, "device copy not built yet", &found3));
   TEST_CHECK(found1 && found2 && found3, "MatView ascii_info shows format, T and device state");
+  {
+    PetscBool gpu;
+    char     *found4, *found5;
+
+    /* one line for the device copy's state; without a device, a line that says the products run on the host */
+    PetscCall(PetscStrstr(text, "stale", &found4));
+    TEST_CHECK(!found4, "MatView of a fresh matrix prints one state for its device copy (not built yet), not also stale");
+    PetscCall(PetscGPUMatDeviceAvailable(&gpu, NULL, 0));
+    PetscCall(PetscStrstr(text, "no usable CUDA device: MatCreateVecs() gives host vectors", &found5));
+    TEST_CHECK(gpu ? !found5 : found5 != NULL, "MatView says whether the products run on the host for want of a device (device %s)", gpu ? "available" : "absent");
+  }
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
