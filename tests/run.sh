@@ -121,6 +121,13 @@ prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$roo
 helpcount() { # type, option pattern
   echo "'$build/tests/cpu/test_options_help' -help -mat_type $1 | grep -E '^ +-mat_' | grep -oE -- '$2' | sort -u | wc -l"
 }
+# the README's options table: one table, every option -help lists (seq types and the MPI type), with its default
+if selected cpu-readme-options-match-help; then
+  for t in ellrcuda cmrscuda rgcsrcuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
+  "$run" mpiexec -n 2 "$build/tests/cpu/test_options_help" -help -mat_type ellrcuda >"$logs/help-mpi.txt" 2>&1
+  python3 "$root/tests/check_readme_options.py" "$root/README.md" "$logs"/help-{ellrcuda,cmrscuda,rgcsrcuda,mpi}.txt >"$logs/cpu-readme-options-match-help.log" 2>&1
+  count cpu-readme-options-match-help $? "$logs/cpu-readme-options-match-help.log"
+fi
 expect cpu-help-lists-ellr-options '^4$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(compressed_rows|host_fallback_error))')"
 expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "$(helpcount rgcsrcuda '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)')"
