@@ -60,37 +60,20 @@ expect() {
   count "$name" 0 "$log"
 }
 
-# Two runs whose outputs must be identical: name, command A (a string), command B (a string)
+# Two runs whose outputs must agree: name, command A (a string), command B (a string), and how they are compared
+# (a command given the two output files: by default identical text)
 same_output() {
-  local name=$1 log=$logs/$1.log
+  local name=$1 log=$logs/$1.log compare=${4:-"diff -q"}
   selected "$name" || return 0
   bash -c "$run $2" >"$log.a" 2>&1 && bash -c "$run $3" >"$log.b" 2>&1
   local rc=$?
   { echo "A: $2"; echo "B: $3"; diff "$log.a" "$log.b"; } >"$log"
-  if [[ $rc == 0 ]] && diff -q "$log.a" "$log.b" >/dev/null; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: outputs differ or a run failed (status $rc)" >>"$log"; fi
+  if [[ $rc == 0 ]] && $compare "$log.a" "$log.b" >/dev/null; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: outputs differ ($compare) or a run failed (status $rc)" >>"$log"; fi
   count "$name" 0 "$log"
 }
 
-# Two runs whose outputs must agree, numbers to a relative 1e-8 (two GPU types' products round differently in
-# the last digits PETSc prints): name, command A (a string), command B (a string)
-same_numbers() {
-  local name=$1 log=$logs/$1.log
-  selected "$name" || return 0
-  bash -c "$run $2" >"$log.a" 2>&1 && bash -c "$run $3" >"$log.b" 2>&1
-  local rc=$?
-  { echo "A: $2"; echo "B: $3"; diff "$log.a" "$log.b"; } >"$log"
-  if [[ $rc == 0 ]] && python3 - "$log.a" "$log.b" <<'PY'
-import re, sys
-num = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
-a, b = (open(f).read().splitlines() for f in sys.argv[1:3])
-def same(x, y):
-    if num.sub("#", x) != num.sub("#", y): return False
-    return all(abs(float(u) - float(v)) <= 1e-8 * max(abs(float(u)), abs(float(v)), 1e-300) for u, v in zip(num.findall(x), num.findall(y)))
-sys.exit(0 if len(a) == len(b) and all(same(x, y) for x, y in zip(a, b)) else 1)
-PY
-  then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: outputs differ beyond 1e-8 relative, or a run failed (status $rc)" >>"$log"; fi
-  count "$name" 0 "$log"
-}
+# The same, numbers compared to a relative 1e-8 (two GPU types' products round differently in the last digits PETSc prints)
+same_numbers() { same_output "$1" "$2" "$3" "python3 $root/tests/same_numbers.py"; }
 
 vg=()
 if [[ ${VALGRIND:-0} == 1 ]]; then
