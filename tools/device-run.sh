@@ -2,8 +2,10 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [demo] [none]
-#   (default: tests bench demo; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked)
+#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [script] [demo] [none]
+#   (default: tests bench demo; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked;
+#   script: runs the bash script DEVICE_SCRIPT (a one-off diagnosis, carried as an untracked file) in this environment,
+#   with WORK, OUT and the compute-sanitizer path CS exported)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -153,6 +155,10 @@ if has clients; then
     --label "$(head -2 "$out/device.txt" | tail -1 | cut -d, -f1), $(date -u +%F), PETSc $(cat "$work/PETSC_VERSION" 2>/dev/null)" 2>&1 | tee "$out/clients.txt"
   cp "$work/clients/clients.md" "$work/clients/clients.csv" "$out/" 2>/dev/null
   tar -C "$work/clients" -czf "$out/client-logs.tar.gz" client-logs
+fi
+if has script; then
+  cs=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null | head -1)
+  WORK=$work OUT=$out CS=$cs timeout ${SCRIPT_TIMEOUT:-540} bash "${DEVICE_SCRIPT:?DEVICE_SCRIPT names the script}" 2>&1 | tee "$out/script.txt"
 fi
 if has demo; then
   timeout 90 tests/mpienv.sh build/examples/solve -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,aij -n 100 -log_view_gpu_time 2>&1 | tee "$out/demo.txt"

@@ -360,7 +360,7 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
   PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
   if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
-  PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
+  PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));

@@ -195,8 +195,11 @@ static PetscErrorCode MatGPUMatHaloSetUpIPC(Mat A, MatGPUMatHalo *h)
   if (ok && nr) {
     err = cudaMalloc((void **)&h->d_ipcrecv, 2 * nr * sizeof(PetscScalar));
     /* NaN until the senders write: a value that never arrived shows in the product (and compute-sanitizer's
-       initcheck, which cannot see another process's writes, has nothing to report) */
+       initcheck, which cannot see another process's writes, has nothing to report). The memset must be done
+       before the handle goes out: queued behind this rank's pending work, it once ran after a sender's first
+       values had arrived and wiped them (the intermittent NaN of GAMG on 2 ranks, issue #13) */
     if (err == cudaSuccess) err = cudaMemset(h->d_ipcrecv, 0xff, 2 * nr * sizeof(PetscScalar));
+    if (err == cudaSuccess) err = cudaDeviceSynchronize();
     if (err == cudaSuccess) err = cudaIpcGetMemHandle(&mine.handle, h->d_ipcrecv);
     if (err != cudaSuccess) (void)cudaGetLastError();
     ok = (PetscBool)(err == cudaSuccess);
@@ -267,6 +270,8 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   PetscCallCUDA(cudaStreamCreateWithPriority(&h->stream, cudaStreamNonBlocking, greatest));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->xready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->arrived, cudaEventDisableTiming));
+  /* the index copies ran on the legacy stream, which the halo's non-blocking stream does not wait for */
+  PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   h->device_ready = PETSC_TRUE;
   PetscCall(MatGPUMatHaloSetUpIPC(A, h));
   PetscFunctionReturn(PETSC_SUCCESS);

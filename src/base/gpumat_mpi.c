@@ -273,11 +273,12 @@ static PetscErrorCode MatMPIGPUMatForwardProduct(Mat A, Vec x, Vec y, Vec z)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
   Mat            Ad, Ao;
-  Vec            ghost;
+  Vec            ghost, ysave;
   PetscBool      device;
 
   PetscFunctionBegin;
   PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
+  if (device) PetscCall(MatGPUMatCheckProductBegin(y, z, &ysave));
   if (m->staged && !m->use_vecscatter) {
     void *stream;
 
@@ -294,6 +295,10 @@ static PetscErrorCode MatMPIGPUMatForwardProduct(Mat A, Vec x, Vec y, Vec z)
     else PetscUseTypeMethod(Ad, mult, x, z);
     PetscCall(VecScatterEnd(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
     PetscUseTypeMethod(Ao, multadd, ghost, z, z);
+  }
+  if (device) {
+    PetscCall(MatGPUMatCheckProductEnd(A, &m->hostops, x, y, ysave, z, PETSC_FALSE));
+    PetscCall(VecDestroy(&ysave));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -312,34 +317,40 @@ static PetscErrorCode MatMultAdd_MPIGPUMat(Mat A, Vec x, Vec y, Vec z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A^T x: the off-diagonal block's part goes to the ghost vector and is added to its owners */
-static PetscErrorCode MatMultTranspose_MPIGPUMat(Mat A, Vec x, Vec y)
+/* z = A^T x (+ y): the off-diagonal block's part goes to the ghost vector and is added to its owners */
+static PetscErrorCode MatMPIGPUMatTransposeProduct(Mat A, Vec x, Vec y, Vec z)
 {
   Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
   Mat            Ad, Ao;
-  Vec            ghost;
+  Vec            ghost, ysave;
+  PetscBool      device;
 
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, NULL));
+  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, &device));
+  if (device) PetscCall(MatGPUMatCheckProductBegin(y, z, &ysave));
   PetscUseTypeMethod(Ao, multtranspose, x, ghost);
-  PetscUseTypeMethod(Ad, multtranspose, x, y);
-  PetscCall(VecScatterBegin(m->halo, ghost, y, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(m->halo, ghost, y, ADD_VALUES, SCATTER_REVERSE));
+  if (y) PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
+  else PetscUseTypeMethod(Ad, multtranspose, x, z);
+  PetscCall(VecScatterBegin(m->halo, ghost, z, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(VecScatterEnd(m->halo, ghost, z, ADD_VALUES, SCATTER_REVERSE));
+  if (device) {
+    PetscCall(MatGPUMatCheckProductEnd(A, &m->hostops, x, y, ysave, z, PETSC_TRUE));
+    PetscCall(VecDestroy(&ysave));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIGPUMat(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMPIGPUMatTransposeProduct(A, x, NULL, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatMultTransposeAdd_MPIGPUMat(Mat A, Vec x, Vec y, Vec z)
 {
-  Mat_MPIGPUMat *m = (Mat_MPIGPUMat *)A->spptr;
-  Mat            Ad, Ao;
-  Vec            ghost;
-
   PetscFunctionBegin;
-  PetscCall(MatMPIGPUMatPrepare(A, x, &Ad, &Ao, &ghost, NULL));
-  PetscUseTypeMethod(Ao, multtranspose, x, ghost);
-  PetscUseTypeMethod(Ad, multtransposeadd, x, y, z);
-  PetscCall(VecScatterBegin(m->halo, ghost, z, ADD_VALUES, SCATTER_REVERSE));
-  PetscCall(VecScatterEnd(m->halo, ghost, z, ADD_VALUES, SCATTER_REVERSE));
+  PetscCall(MatMPIGPUMatTransposeProduct(A, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -393,7 +404,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems 
       PetscCall(MatMPIGPUMatDestroyHalo(m)); /* rebuilt at the next product */
     }
   }
-  PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
+  PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatParameterTargets(A, &n, targets));
@@ -505,6 +516,15 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGPUMat(Mat A, const MatGPUFormat *for
   m->format   = format;
   m->hostops  = *B->ops;
   B->spptr    = m;
+  /* the halo options hold from the start, also for the matrices solvers create and never set from options
+     (GAMG's coarse operators and prolongators); MatSetFromOptions() may still change them */
+  {
+    PetscBool ipc = PETSC_TRUE;
+
+    PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpumat_halo_vecscatter", &m->use_vecscatter, NULL));
+    PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpumat_halo_ipc", &ipc, NULL));
+    m->no_ipc = (PetscBool)!ipc;
+  }
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU */
   PetscCall(MatCreate(PETSC_COMM_SELF, &m->params));
   PetscCall(MatSetSizes(m->params, 0, 0, 0, 0));

@@ -144,6 +144,9 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     g->rebuild      = PETSC_FALSE;
     g->nonzerostate = A->nonzerostate;
   }
+  /* the copies ran on the legacy stream (a pageable cudaMemcpy may return before its DMA is done): products on
+     a non-blocking stream of PETSc's device context would not wait for them */
+  PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   g->state       = state;
   A->offloadmask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -212,6 +215,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   PetscMemType       mt;
   void              *handle;
   PetscInt           nout = trans ? A->cmap->n : A->rmap->n;
+  Vec                ysave;
 
   PetscFunctionBegin;
   PetscCall(VecIsOnDevice_Private(xx, &xdev));
@@ -222,6 +226,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
   args.stream = handle ? *(cudaStream_t *)handle : NULL;
@@ -266,6 +271,8 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscCall(VecRestoreArrayWriteAndMemType(zz, &args.z));
   }
   PetscCall(PetscLogGpuFlops(yy || trans ? 2.0 * (PetscLogDouble)g->nnz : 2.0 * (PetscLogDouble)g->nnz - (PetscLogDouble)g->nzrows));
+  PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, trans));
+  PetscCall(VecDestroy(&ysave));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -49,6 +49,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscLogEventRegister("GPUMatCopyValues", MAT_CLASSID, &MAT_GPUMatCopyValues));
   PetscCall(PetscLogEventRegister("GPUMatHostFallback", MAT_CLASSID, &MAT_GPUMatHostFallback));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_check_products", &MatGPUMatCheckProductsOn, NULL));
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());

@@ -199,6 +199,57 @@ static PetscErrorCode CheckHaloExchange(const char *root, PetscBool expect_ipc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The first product of a new MPI matrix while odd ranks' GPUs are still busy (about 40 ms of memsets queued on the
+  legacy stream): with CUDA IPC, a receiver's buffer must be ready before its senders write into it. The product
+  must be finite and equal, bitwise, to a second one made when the device is idle (issue #13: a receiver's
+  poisoning memset, queued behind GAMG's work, once ran after its sender's values had arrived).
+*/
+static PetscErrorCode CheckFirstProductBehindBusyDevice(const char *root)
+{
+  DM                 da;
+  Mat                A;
+  Vec                x, y0, y1;
+  void              *busy = NULL;
+  const size_t       bytes = (size_t)1 << 30;
+  PetscMPIInt        rank;
+  const PetscScalar *a, *b;
+  PetscInt           n;
+  int                ok = 1, all;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(CreateProblem(PETSC_FALSE, 24, root, &da, &A));
+  PetscCall(MatCreateVecs(A, &x, &y0));
+  PetscCall(VecDuplicate(y0, &y1));
+  PetscCall(TestFillVec(x, 5));
+  PetscCall(VecSet(y0, 0.0));
+  PetscCall(VecSet(y1, 0.0));
+  PetscCallCUDA(cudaDeviceSynchronize());
+  if (rank % 2) {
+    PetscCallCUDA(cudaMalloc(&busy, bytes));
+    for (int r = 0; r < 100; r++) PetscCallCUDA(cudaMemsetAsync(busy, r, bytes, 0));
+  }
+  PetscCall(MatMult(A, x, y0));
+  PetscCallCUDA(cudaDeviceSynchronize());
+  PetscCall(MatMult(A, x, y1));
+  PetscCall(VecGetLocalSize(y0, &n));
+  PetscCall(VecGetArrayRead(y0, &a));
+  PetscCall(VecGetArrayRead(y1, &b));
+  for (PetscInt i = 0; i < n; i++) ok = ok && !PetscIsInfOrNanScalar(a[i]) && !memcmp(&a[i], &b[i], sizeof(PetscScalar));
+  PetscCall(VecRestoreArrayRead(y0, &a));
+  PetscCall(VecRestoreArrayRead(y1, &b));
+  PetscCallMPI(MPIU_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+  TEST_CHECK(all, "%s: the first product of a new matrix, odd ranks' GPUs busy, is finite and equals the next one", root);
+  if (busy) PetscCallCUDA(cudaFree(busy));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y0));
+  PetscCall(VecDestroy(&y1));
+  PetscCall(MatDestroy(&A));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CompareKSP(const char *root, PetscInt k)
 {
   PetscFunctionBeginUser;
@@ -265,6 +316,7 @@ int main(int argc, char **argv)
   }
   for (PetscInt t = 0; t < ntypes; t++) {
     if (size > 1) PetscCall(CheckHaloExchange(types[t], expect_ipc));
+    if (size > 1) PetscCall(CheckFirstProductBehindBusyDevice(types[t]));
     for (PetscInt idx = 0;; idx++) {
       Mat       S;
       char      name[128];

@@ -70,6 +70,10 @@ typedef struct {
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
+PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
+PETSC_INTERN PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems);
+PETSC_INTERN PetscErrorCode MatGPUMatCheckProductBegin(Vec, Vec, Vec *);
+PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *, Vec, Vec, Vec, Vec, PetscBool);
 
 /*
   Op slots of a matrix whose spptr struct `g` has a `hostops` table (seq and MPI types alike).

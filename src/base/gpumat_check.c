@@ -1,0 +1,106 @@
+/*
+  -mat_gpumat_check_products: every device product of a petscgpumat matrix (seq types and MPI types) is
+  repeated on the host with the parent's (SeqAIJ's, MPIAIJ's) operation and the two results compared; the
+  first product that differs stops the program with what it was (matrix, sizes, product, first differing
+  row). A debugging aid: it copies every vector to the host, so it is slow.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+
+PetscBool MatGPUMatCheckProductsOn = PETSC_FALSE;
+
+/* The options that hold for every petscgpumat matrix of the program (read at initialization too), listed by -help with each type's options */
+PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems PetscOptionsObject)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A host vector with v's layout and values */
+static PetscErrorCode MatGPUMatCheckHostCopy(Vec v, Vec *h)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n, N;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetLocalSize(v, &n));
+  PetscCall(VecGetSize(v, &N));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)v), h));
+  PetscCall(VecSetSizes(*h, n, N));
+  PetscCall(VecSetType(*h, VECSTANDARD));
+  PetscCall(VecGetArrayRead(v, &a));
+  PetscCall(VecGetArrayWrite(*h, &b));
+  PetscCall(PetscArraycpy(b, a, n));
+  PetscCall(VecRestoreArrayWrite(*h, &b));
+  PetscCall(VecRestoreArrayRead(v, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Before a product z = op(A) x + y with y == z: keep y, which the product overwrites */
+PetscErrorCode MatGPUMatCheckProductBegin(Vec y, Vec z, Vec *ysave)
+{
+  PetscFunctionBegin;
+  *ysave = NULL;
+  if (MatGPUMatCheckProductsOn && y && y == z) PetscCall(MatGPUMatCheckHostCopy(y, ysave));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  After the product: the same product on the host with `hostops` (the parent's), compared entry by entry with z.
+  An entry differs when it is not finite where the host's is, or when it is off by more than
+  1e-10 (|host entry| + max |host entries|).
+*/
+PetscErrorCode MatGPUMatCheckProductEnd(Mat A, const struct _MatOps *hostops, Vec x, Vec y, Vec ysave, Vec z, PetscBool trans)
+{
+  Vec                xh, yh = NULL, zh, rh;
+  const PetscScalar *zd, *rd;
+  PetscInt           n, bad = -1;
+  PetscReal          scale  = 0.0;
+  PetscBool          stop   = MatGPUMatHostFallbackIsError;
+
+  PetscFunctionBegin;
+  if (!MatGPUMatCheckProductsOn) PetscFunctionReturn(PETSC_SUCCESS);
+  MatGPUMatHostFallbackIsError = PETSC_FALSE; /* the reference product runs on the host on purpose */
+  PetscCall(MatGPUMatCheckHostCopy(x, &xh));
+  if (y) {
+    if (ysave) PetscCall(PetscObjectReference((PetscObject)ysave));
+    else PetscCall(MatGPUMatCheckHostCopy(y, &ysave));
+    yh = ysave;
+  }
+  PetscCall(MatGPUMatCheckHostCopy(z, &zh));
+  PetscCall(VecDuplicate(zh, &rh));
+  if (!trans) {
+    if (yh) PetscCall((*hostops->multadd)(A, xh, yh, rh));
+    else PetscCall((*hostops->mult)(A, xh, rh));
+  } else {
+    if (yh) PetscCall((*hostops->multtransposeadd)(A, xh, yh, rh));
+    else PetscCall((*hostops->multtranspose)(A, xh, rh));
+  }
+  MatGPUMatHostFallbackIsError = stop;
+  PetscCall(VecGetLocalSize(rh, &n));
+  PetscCall(VecGetArrayRead(zh, &zd));
+  PetscCall(VecGetArrayRead(rh, &rd));
+  for (PetscInt i = 0; i < n; i++) scale = PetscMax(scale, PetscAbsScalar(rd[i]));
+  for (PetscInt i = 0; i < n && bad < 0; i++) {
+    PetscReal d = PetscAbsScalar(zd[i] - rd[i]);
+
+    if ((PetscIsInfOrNanScalar(zd[i]) && !PetscIsInfOrNanScalar(rd[i])) || d > 1e-10 * (PetscAbsScalar(rd[i]) + scale)) bad = i;
+  }
+  if (bad >= 0) {
+    PetscInt m, nn, M, N;
+
+    PetscCall(MatGetLocalSize(A, &m, &nn));
+    PetscCall(MatGetSize(A, &M, &N));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "-mat_gpumat_check_products: %s%s of %s %s (%" PetscInt_FMT " x %" PetscInt_FMT ", local %" PetscInt_FMT " x %" PetscInt_FMT ") on the device differs from the host: entry %" PetscInt_FMT " of %" PetscInt_FMT " is %g, the host's %g", trans ? "MatMultTranspose" : "MatMult", y ? "Add" : "",
+            ((PetscObject)A)->type_name, ((PetscObject)A)->name ? ((PetscObject)A)->name : "(unnamed)", M, N, m, nn, bad, n, (double)PetscRealPart(zd[bad]), (double)PetscRealPart(rd[bad]));
+  }
+  PetscCall(VecRestoreArrayRead(zh, &zd));
+  PetscCall(VecRestoreArrayRead(rh, &rd));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(VecDestroy(&zh));
+  PetscCall(VecDestroy(&rh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
