@@ -148,6 +148,8 @@ PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool 
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_GPUMat : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatSetCompressedRows_C", compose ? MatGPUMatSetCompressedRows_GPUMat : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetCompressedRows_C", compose ? MatGPUMatGetCompressedRows_GPUMat : NULL));
+  /* asked by MatProductSetFromOptions() when the operands' types differ (ours and SeqAIJ, a dense matrix...) */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", compose ? MatProductSetFromOptions_GPUMat : NULL));
   PetscCall(format->compose(A, compose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -163,7 +165,10 @@ static PetscErrorCode MatGPUMatInstallOps(Mat A, MatGPUMatInstallWhat what)
   PetscFunctionBegin;
 #define GPUMAT_SLOT_OVERRIDE(op, fn) GPUMAT_OVERRIDE(A, g, op, fn);
 #define GPUMAT_SLOT_RESTORE(op, fn)  GPUMAT_RESTORE(A, g, op, fn);
-  if (what == GPUMAT_INSTALL_ALL) { GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat) }
+  if (what == GPUMAT_INSTALL_ALL) {
+    GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat)
+    GPUMAT_SEQ_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat)
+  }
   if (A->boundtocpu) { GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat) }
   else { GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_OVERRIDE, _GPUMat) }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,6 +181,7 @@ static PetscErrorCode MatGPUMatUninstallOps(Mat A)
 
   PetscFunctionBegin;
   GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat)
+  GPUMAT_SEQ_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat)
   GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _GPUMat)
 #undef GPUMAT_SLOT_OVERRIDE
 #undef GPUMAT_SLOT_RESTORE

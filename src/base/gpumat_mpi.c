@@ -102,6 +102,8 @@ static PetscErrorCode MatMPIGPUMatComposeAll(Mat A, const MatGPUFormat *format, 
   for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(via_mpiaij_targets); t++) PetscCall(MatGPUMatComposeConvert(A, self, via_mpiaij_targets[t], compose ? MatConvert_MPIGPUMat_ViaMPIAIJ : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetInfo_C", compose ? MatGPUMatGetInfo_MPIGPUMat : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatMPIGetParameters_C", compose ? MatGPUMatMPIGetParameters_MPIGPUMat : NULL));
+  /* asked by MatProductSetFromOptions() when the operands' types differ: dense matrices know MPIAIJ by name only */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", compose ? MatProductSetFromOptions_GPUMatAsParent : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -117,6 +117,11 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(multhermitiantranspose, MatMultTranspose##S) \
   X(multhermitiantransposeadd, MatMultTransposeAdd##S)
 
+/* Seq types only: the MPI types keep MPIAIJ's products, which multiply their blocks */
+#define GPUMAT_SEQ_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
+
 /* What the install functions install: everything (at conversion, or after the parent rewrote the table) or the compute slots */
 typedef enum {
   GPUMAT_INSTALL_ALL,

@@ -1,0 +1,292 @@
+/*
+  MatProduct (MatMatMult, MatTransposeMatMult, MatPtAP, MatRARt, MatMatMatMult, and what PCMG with Galerkin
+  coarse operators and GAMG build with them) of the seq petscgpumat types, on the device.
+
+  The products run in cuSPARSE through PETSc's aijcusparse: each sparse operand of our types (or plain SeqAIJ)
+  gets a MATSEQAIJCUSPARSE shadow, a copy whose values follow the operand's at each numeric phase, and
+  aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense CUDA operand).
+  - Sparse result: the product matrix is of A's type, with the structure of the shadows' product; at each numeric
+    phase the shadows' product's values come back into it (and go to its device copy at its next use).
+  - Dense result (B MATSEQDENSECUDA): aijcusparse computes straight into the product matrix, with the shadow of
+    A standing in for A during its calls.
+  The shadows are a second device copy of the operands, as for the factorizations (gpumat_factor.c): the
+  one-pipeline redesign (issue #19: a device CSR kept by the base) is what removes it.
+
+  Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device, a host dense operand) SeqAIJ's
+  own code runs, or PETSc's column-by-column loop for dense operands, whose products are ours.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+
+typedef struct {
+  Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
+  Mat              shadow[3];  /* their shadows (NULL where the operand is already aijcusparse or repeats A) */
+  PetscObjectState nonzerostate[3], state[3];
+  Mat              product;    /* the shadows' product (sparse results) */
+  PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (dense results) */
+} MatGPUMatProduct;
+
+static const char product_key[] = "MatGPUMatProductShadows";
+
+/* A MATSEQAIJCUSPARSE copy of X, or its values again when only they changed */
+static PetscErrorCode MatGPUMatShadowSync(Mat X, Mat *shadow, PetscObjectState *nonzerostate, PetscObjectState *state)
+{
+  PetscObjectState now;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)X, &now));
+  if (*shadow && *nonzerostate == X->nonzerostate) {
+    const PetscScalar *a;
+    PetscScalar       *b;
+    const PetscInt    *ai;
+
+    if (now == *state) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(MatSeqAIJGetCSRAndMemType(X, &ai, NULL, NULL, NULL));
+    PetscCall(MatSeqAIJGetArrayRead(X, &a));
+    PetscCall(MatSeqAIJGetArrayWrite(*shadow, &b)); /* marks the shadow's device values stale */
+    PetscCall(PetscArraycpy(b, a, X->rmap->n ? ai[X->rmap->n] : 0));
+    PetscCall(MatSeqAIJRestoreArrayWrite(*shadow, &b));
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &a));
+  } else {
+    PetscCall(MatDestroy(shadow));
+    PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
+    *nonzerostate = X->nonzerostate;
+  }
+  *state = now;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatProductDestroy_Private(PetscGPUMatCtxArg ctx)
+{
+  MatGPUMatProduct *p = (MatGPUMatProduct *)PetscGPUMatCtxOf(ctx);
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&p->shadow[i]));
+  PetscCall(MatDestroy(&p->product));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operands' shadows, current; `S` gets what aijcusparse multiplies */
+static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Mat S[3])
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < 3; i++) {
+    Mat       X = p->operand[i];
+    PetscBool cusp, dense;
+
+    S[i] = NULL;
+    if (!X) continue;
+    if (i && X == p->operand[0]) { /* AtA, PtAP with P = A...: one shadow */
+      S[i] = S[0];
+      continue;
+    }
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusp));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
+    if (cusp || dense) S[i] = X;
+    else {
+      PetscCheck(!p->shadow[i] || p->nonzerostate[i] == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
+      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i], &p->nonzerostate[i], &p->state[i]));
+      S[i] = p->shadow[i];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Sparse result: the shadows' product on the device, its values into C */
+static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
+{
+  MatGPUMatProduct  *p;
+  PetscContainer     c;
+  Mat                S[3];
+  const PetscScalar *v;
+  PetscScalar       *w;
+  const PetscInt    *ci;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)C, product_key, (PetscObject *)&c));
+  PetscCheck(c, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
+  PetscCall(PetscContainerGetPointer(c, (void **)&p));
+  PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  PetscCall(MatProductNumeric(p->product));
+  PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
+  PetscCall(MatSeqAIJGetArrayRead(p->product, &v)); /* from the device */
+  PetscCall(MatSeqAIJGetArrayWrite(C, &w));
+  PetscCall(PetscArraycpy(w, v, C->rmap->n ? ci[C->rmap->n] : 0));
+  PetscCall(MatSeqAIJRestoreArrayWrite(C, &w));
+  PetscCall(MatSeqAIJRestoreArrayRead(p->product, &v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Dense result: aijcusparse's numeric phase with A's shadow in A's place */
+static PetscErrorCode MatProductNumeric_GPUMat_Dense(Mat C)
+{
+  Mat_Product      *product = C->product;
+  MatGPUMatProduct *p;
+  PetscContainer    c;
+  Mat               S[3], A = product->A;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)C, product_key, (PetscObject *)&c));
+  PetscCheck(c, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
+  PetscCall(PetscContainerGetPointer(c, (void **)&p));
+  PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  product->A = S[0];
+  PetscCall((*p->numeric)(C));
+  product->A = A;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The first operand of a petscgpumat type (one is: the product came to our productsetfromoptions) */
+static Mat MatGPUMatProductFirstOurs(Mat X[3])
+{
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscErrorCode (*f)(void) = NULL;
+
+    if (X[i] && !PetscObjectQueryFunction((PetscObject)X[i], "MatGPUMatGetInfo_C", &f) && f && X[i]->spptr) return X[i];
+  }
+  return NULL;
+}
+
+static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
+{
+  Mat_Product      *product = C->product;
+  MatGPUMatProduct *p;
+  PetscContainer    c;
+  Mat               S[3];
+  PetscBool         dense;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&p));
+  p->operand[0] = product->A;
+  p->operand[1] = product->B;
+  p->operand[2] = product->type == MATPRODUCT_ABC ? product->C : NULL;
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, p));
+  PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatProductDestroy_Private));
+  PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
+  if (dense) {
+    Mat A = product->A;
+
+    product->A = S[0];
+    PetscCall((*S[0]->ops->productsetfromoptions)(C));
+    PetscCheck(C->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "aijcusparse has no %s product with %s", MatProductTypes[product->type], ((PetscObject)product->B)->type_name);
+    PetscCall((*C->ops->productsymbolic)(C));
+    product->A = A;
+    p->numeric              = C->ops->productnumeric;
+    C->ops->productnumeric = MatProductNumeric_GPUMat_Dense;
+  } else {
+    const PetscInt *ia, *ja;
+    PetscInt        n;
+    PetscBool       done;
+    Mat             P, X = MatGPUMatProductFirstOurs(p->operand);
+
+    PetscCall(MatProductCreate(S[0], S[1], S[2], &p->product));
+    P = p->product;
+    PetscCall(MatProductSetType(P, product->type));
+    PetscCall(MatProductSetAlgorithm(P, MATPRODUCTALGORITHMDEFAULT));
+    PetscCall(MatProductSetFill(P, product->fill));
+    PetscCall(MatProductSetFromOptions(P));
+    PetscCall(MatProductSymbolic(P));
+    /* C: the type of the first operand of ours (A's, as aijcusparse gives its own), with the structure of P */
+    PetscCall(MatSetSizes(C, P->rmap->n, P->cmap->n, P->rmap->N, P->cmap->N));
+    PetscCall(MatSetType(C, MATSEQAIJ));
+    PetscCall(MatGetRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No CSR structure of the device product");
+    PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, NULL));
+    PetscCall(MatRestoreRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCall(MatConvert_SeqAIJ_GPUMat(C, ((Mat_GPUMat *)X->spptr)->format, MAT_INPLACE_MATRIX, &C));
+    C->ops->productnumeric = MatProductNumeric_GPUMat_Sparse;
+  }
+  PetscCall(PetscObjectCompose((PetscObject)C, product_key, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether X can be an operand of a device product: AIJ-based (ours, SeqAIJ, aijcusparse) or a CUDA dense matrix, not bound to the CPU */
+static PetscErrorCode MatGPUMatProductOperandOnDevice(Mat X, PetscBool sparse_only, PetscBool *ok)
+{
+  PetscBool aij, plain, densecuda = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &aij));
+  if (!sparse_only) PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSECUDA, &densecuda));
+  PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJ, &plain));
+  /* a plain host SeqAIJ is bound to the CPU from its creation: it gets a shadow all the same */
+  *ok = (PetscBool)((aij || densecuda) && (plain || !X->boundtocpu) && X->assembled);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  What PETSc chooses for the parent types: the function "MatProductSetFromOptions_<A>_<B>[_<C>]_C" with each type
+  of ours named as its parent (seqaij, mpiaij), asked of each operand. Dense matrices compose such functions
+  for AIJ (dense times AIJ, AIJ times dense on several ranks), under the parent's name only. Also composed on
+  the MPI types as "MatProductSetFromOptions_anytype_C".
+*/
+PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          X[3]    = {product->A, product->B, product->type == MATPRODUCT_ABC ? product->C : NULL};
+  char         name[256];
+  PetscErrorCode (*f)(Mat) = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscErrorCode (*ours)(void) = NULL;
+    PetscBool seq;
+
+    if (!X[i]) continue;
+    PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatGPUMatGetInfo_C", &ours));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATSEQAIJ, &seq));
+    PetscCall(PetscStrlcat(name, "_", sizeof(name)));
+    PetscCall(PetscStrlcat(name, ours ? (seq ? MATSEQAIJ : MATMPIAIJ) : ((PetscObject)X[i])->type_name, sizeof(name)));
+  }
+  PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
+  for (PetscInt i = 0; i < 3 && !f; i++)
+    if (X[i]) PetscCall(PetscObjectQueryFunction((PetscObject)X[i], name, &f));
+  if (f) {
+    PetscCall(PetscInfo(C, "MatProduct %s: %s, as for the parent types\n", MatProductTypes[product->type], name));
+    PetscCall((*f)(C));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Our seq types' productsetfromoptions, also composed as "MatProductSetFromOptions_anytype_C" (which PETSc asks
+  when the operands' types differ): the device products where every operand allows them, else SeqAIJ's choice.
+*/
+PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
+{
+  Mat_Product *product = C->product;
+  PetscBool    ok = PETSC_FALSE, okB = PETSC_FALSE, okC = PETSC_TRUE, dense;
+  VecType      vtype;
+
+  PetscFunctionBegin;
+  C->ops->productsymbolic = NULL;
+  PetscCall(MatGPUMatDefaultVecType(&vtype));
+  if (!strcmp(vtype, VECCUDA) && !C->structure_only) {
+    PetscCall(MatGPUMatProductOperandOnDevice(product->A, PETSC_TRUE, &ok));
+    PetscCall(MatGPUMatProductOperandOnDevice(product->B, PETSC_FALSE, &okB));
+    if (product->type == MATPRODUCT_ABC) PetscCall(MatGPUMatProductOperandOnDevice(product->C, PETSC_TRUE, &okC));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
+    ok = (PetscBool)(ok && okB && okC && (!dense || product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB));
+  }
+  if (ok) {
+    C->ops->productsymbolic = MatProductSymbolic_GPUMat;
+    PetscCall(PetscInfo(C, "MatProduct %s of %s and %s on the device (cuSPARSE, through aijcusparse shadows)\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* SeqAIJ's own products where every operand is AIJ-based; otherwise PETSc goes on with its fall-backs (a dense
+     operand: its loop over the columns, with our products) */
+  {
+    Mat       X[3] = {product->A, product->B, product->type == MATPRODUCT_ABC ? product->C : NULL}, ours = MatGPUMatProductFirstOurs(X);
+    PetscBool aij = PETSC_TRUE;
+
+    for (PetscInt i = 0; i < 3 && aij; i++)
+      if (X[i]) PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATSEQAIJ, &aij));
+    if (aij && ours) PetscCall((*((Mat_GPUMat *)ours->spptr)->hostops.productsetfromoptions)(C));
+  }
+  if (!C->ops->productsymbolic) PetscCall(MatProductSetFromOptions_GPUMatAsParent(C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,274 @@
+static const char help[] = "MatProduct of the petscgpumat seq types (sparse and dense operands) against SeqAIJ's on the host.\n"
+                           "  -types cmrscuda,...   types to test\n"
+                           "  -bench_n <k>          also time MatMatMult with 4 and 8 dense columns against as many MatMult\n"
+                           "                        on the 3-D 7-point Laplacian k^3 (GPU only)\n";
+
+/*
+  Every product type (AB, AtB, ABt, PtAP, RARt, ABC) of random square and rectangular matrices of our types (and
+  one operand plain SeqAIJ), and AB/AtB with dense blocks of 1, 4 and 8 columns: the result equals SeqAIJ's host
+  product to rounding, is of our type (sparse results), and ran on the device where one is usable; then the
+  numeric phase again after A's values changed, the result poisoned with NaN first. Without a device the same
+  checks hold for the host path (SeqAIJ's products, PETSc's column loop for dense operands).
+*/
+#include <petscgpumat.h>
+#include <petscdevice_cuda.h>
+#include "../common/testutil.h"
+
+static PetscBool gpu;
+
+/* || X - Y ||_F / max(|| Y ||_F, 1): X of any type, Y a host reference of the same shape (AIJ or dense) */
+static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
+{
+  Mat       Xh;
+  PetscReal ny;
+  PetscBool dense;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)Y, MATSEQDENSE, &dense));
+  PetscCall(MatConvert(X, dense ? MATSEQDENSE : MATSEQAIJ, MAT_INITIAL_MATRIX, &Xh));
+  PetscCall(MatAXPY(Xh, -1.0, Y, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(Xh, NORM_FROBENIUS, d));
+  PetscCall(MatNorm(Y, NORM_FROBENIUS, &ny));
+  *d = PetscIsInfOrNanReal(*d) ? PETSC_INFINITY : *d / PetscMax(ny, 1.0);
+  PetscCall(MatDestroy(&Xh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Poison(Mat C)
+{
+  PetscBool    dense;
+  PetscScalar *a;
+  PetscInt     m, n, nz = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)C, MATSEQDENSE, &dense));
+  PetscCall(MatGetSize(C, &m, &n));
+  if (dense) {
+    PetscCall(MatDenseGetArrayWrite(C, &a));
+    nz = m * n;
+    for (PetscInt i = 0; i < nz; i++) a[i] = NAN;
+    PetscCall(MatDenseRestoreArrayWrite(C, &a));
+  } else {
+    const PetscInt *ai;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, NULL, NULL, NULL));
+    nz = ai[m];
+    PetscCall(MatSeqAIJGetArrayWrite(C, &a));
+    for (PetscInt i = 0; i < nz; i++) a[i] = NAN;
+    PetscCall(MatSeqAIJRestoreArrayWrite(C, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* C = product(A, B[, D]) of `type`, and the same of the host copies; then again after A *= 1.5 */
+static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat A, Mat B, Mat D, PetscBool sparse_result)
+{
+  Mat       C, Ah, Bh, Dh = NULL, Ch;
+  PetscReal d;
+  PetscBool   ours, ondevice;
+  PetscObject shadows;
+  MatType     atype, ctype;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
+  if (B == A) { /* A^T A: the host product's operands are one matrix too */
+    PetscCall(PetscObjectReference((PetscObject)Ah));
+    Bh = Ah;
+  } else PetscCall(MatConvert(B, sparse_result ? MATSEQAIJ : MATSEQDENSE, MAT_INITIAL_MATRIX, &Bh));
+  if (D) PetscCall(MatConvert(D, MATSEQAIJ, MAT_INITIAL_MATRIX, &Dh));
+  PetscCall(MatProductCreate(Ah, Bh, Dh, &Ch));
+  PetscCall(MatProductSetType(Ch, ptype));
+  PetscCall(MatProductSetFromOptions(Ch));
+  PetscCall(MatProductSymbolic(Ch));
+  PetscCall(MatProductNumeric(Ch));
+
+  PetscCall(MatProductCreate(A, B, D, &C));
+  PetscCall(MatProductSetType(C, ptype));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(Poison(C)); /* (a symbolic phase need not allocate the values) */
+  PetscCall(MatProductNumeric(C));
+  PetscCall(RelativeDifference(C, Ch, &d));
+  PetscCall(MatGetType(A, &atype));
+  PetscCall(MatGetType(C, &ctype));
+  PetscCall(PetscStrcmp(atype, ctype, &ours));
+  PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatProductShadows", &shadows));
+  ondevice = (PetscBool)(shadows != NULL);
+  TEST_CHECK(d < 1e-13, "%s: %s equals SeqAIJ's (difference %.2e)", label, MatProductTypes[ptype], (double)d);
+  if (sparse_result) TEST_CHECK(ours, "%s: %s result is a %s (got %s)", label, MatProductTypes[ptype], atype, ctype);
+  TEST_CHECK(ondevice == gpu, "%s: %s ran %s", label, MatProductTypes[ptype], gpu ? "on the device" : "on the host (no device)");
+
+  /* the numeric phase again, with new values of A */
+  PetscCall(MatScale(A, 1.5));
+  PetscCall(MatScale(Ah, 1.5));
+  PetscCall(MatProductNumeric(Ch));
+  PetscCall(Poison(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(RelativeDifference(C, Ch, &d));
+  TEST_CHECK(d < 1e-13, "%s: %s numeric again after new values of A (difference %.2e)", label, MatProductTypes[ptype], (double)d);
+  if (sparse_result) {
+    Vec       x, y, yh;
+    PetscReal e, n;
+
+    /* the result's own products (its device copy follows the values the numeric phase brought) */
+    PetscCall(MatCreateVecs(C, &x, &y));
+    PetscCall(MatCreateVecs(Ch, NULL, &yh));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(Ch, x, yh));
+    PetscCall(VecAXPY(yh, -1.0, y));
+    PetscCall(VecNorm(yh, NORM_INFINITY, &e));
+    PetscCall(VecNorm(y, NORM_INFINITY, &n));
+    TEST_CHECK(e <= 1e-12 * PetscMax(n, 1.0), "%s: %s result's MatMult equals the host's (difference %.2e)", label, MatProductTypes[ptype], (double)e);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&yh));
+  }
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&Bh));
+  PetscCall(MatDestroy(&Dh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Random(PetscInt m, PetscInt n, PetscInt mean, const char *kind, PetscInt seed, MatType type, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateRandom(m, n, mean, kind, seed, A));
+  if (type) PetscCall(MatConvert(*A, type, MAT_INPLACE_MATRIX, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode TestType(const char *type)
+{
+  const char *kinds[] = {"uniform", "emptyrows", "powerlaw"};
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 3; k++) {
+    Mat  A, P, R, Pa;
+    char label[128];
+
+    PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s", type, kinds[k]));
+    PetscCall(Random(300, 300, 5, kinds[k], 10 + k, type, &A));
+    PetscCall(Random(300, 80, 2, kinds[k], 20 + k, type, &P));
+    PetscCall(Random(80, 300, 3, "uniform", 30 + k, type, &R));
+    PetscCall(Random(300, 80, 2, "uniform", 40 + k, NULL, &Pa)); /* plain SeqAIJ */
+    PetscCall(CheckProduct(label, MATPRODUCT_AB, A, P, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, P, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_ABt, A, R, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_PtAP, A, P, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_RARt, A, R, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_ABC, R, A, P, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, A, NULL, PETSC_TRUE));
+    PetscCall(PetscStrlcat(label, ", P SeqAIJ", sizeof(label)));
+    PetscCall(CheckProduct(label, MATPRODUCT_PtAP, A, Pa, NULL, PETSC_TRUE));
+    PetscCall(CheckProduct(label, MATPRODUCT_AB, A, Pa, NULL, PETSC_TRUE));
+    for (PetscInt nc = 1; nc <= 8; nc *= 2) {
+      Mat X;
+
+      if (nc == 2) continue;
+      PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s, dense block of %" PetscInt_FMT, type, kinds[k], nc));
+      PetscCall(MatCreateDense(PETSC_COMM_SELF, 300, nc, 300, nc, NULL, &X));
+      if (gpu) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &X));
+      PetscCall(MatSetRandom(X, NULL));
+      PetscCall(CheckProduct(label, MATPRODUCT_AB, A, X, NULL, PETSC_FALSE));
+      PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, X, NULL, PETSC_FALSE));
+      PetscCall(MatDestroy(&X));
+    }
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&P));
+    PetscCall(MatDestroy(&R));
+    PetscCall(MatDestroy(&Pa));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Median time of `reps` calls of MatMatMult (reuse) with nc columns, and of nc MatMult, on the device */
+static PetscErrorCode Bench(const char *type, PetscInt k)
+{
+  Mat      A;
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateLaplacian(3, k, &A));
+  PetscCall(MatGetLocalSize(A, &n, NULL));
+  PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+  for (PetscInt nc = 4; nc <= 8; nc += 4) {
+    Mat         X, Y;
+    Vec         x[8], y[8];
+    cudaEvent_t e0, e1;
+    float       tmm[11], tmv[11], t;
+    const int   reps = 11;
+
+    PetscCall(MatCreateDenseCUDA(PETSC_COMM_SELF, n, nc, n, nc, NULL, &X));
+    PetscCall(MatSetRandom(X, NULL));
+    PetscCall(MatMatMult(A, X, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Y));
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscCall(MatCreateVecs(A, &x[c], &y[c]));
+      PetscCall(VecSetRandom(x[c], NULL));
+      PetscCall(MatMult(A, x[c], y[c]));
+    }
+    PetscCallCUDA(cudaEventCreate(&e0));
+    PetscCallCUDA(cudaEventCreate(&e1));
+    for (int r = 0; r < reps; r++) {
+      PetscCallCUDA(cudaDeviceSynchronize());
+      PetscCallCUDA(cudaEventRecord(e0, 0));
+      PetscCall(MatMatMult(A, X, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Y));
+      PetscCallCUDA(cudaEventRecord(e1, 0));
+      PetscCallCUDA(cudaEventSynchronize(e1));
+      PetscCallCUDA(cudaEventElapsedTime(&tmm[r], e0, e1));
+      PetscCallCUDA(cudaEventRecord(e0, 0));
+      for (PetscInt c = 0; c < nc; c++) PetscCall(MatMult(A, x[c], y[c]));
+      PetscCallCUDA(cudaEventRecord(e1, 0));
+      PetscCallCUDA(cudaEventSynchronize(e1));
+      PetscCallCUDA(cudaEventElapsedTime(&tmv[r], e0, e1));
+    }
+    for (int i = 0; i < reps; i++) /* medians */
+      for (int j = i + 1; j < reps; j++) {
+        if (tmm[j] < tmm[i]) t = tmm[i], tmm[i] = tmm[j], tmm[j] = t;
+        if (tmv[j] < tmv[i]) t = tmv[i], tmv[i] = tmv[j], tmv[j] = t;
+      }
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# bench %s lap3d7 %" PetscInt_FMT "^3, %" PetscInt_FMT " columns: MatMatMult %.3f ms (%.3f per column), %" PetscInt_FMT " MatMult %.3f ms (%.3f each): %.2fx per vector\n", type, k, nc, (double)tmm[reps / 2], (double)tmm[reps / 2] / nc, nc,
+                          (double)tmv[reps / 2], (double)tmv[reps / 2] / nc, (double)(tmv[reps / 2] / tmm[reps / 2])));
+    PetscCallCUDA(cudaEventDestroy(e0));
+    PetscCallCUDA(cudaEventDestroy(e1));
+    for (PetscInt c = 0; c < nc; c++) {
+      PetscCall(VecDestroy(&x[c]));
+      PetscCall(VecDestroy(&y[c]));
+    }
+    PetscCall(MatDestroy(&X));
+    PetscCall(MatDestroy(&Y));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  char     *types[8], reason[256];
+  PetscInt  ntypes = 8, bench = 0;
+  PetscBool flg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+  if (!gpu) PetscCall(PetscPrintf(PETSC_COMM_SELF, "# no device (%s): the host path is checked\n", reason));
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
+  if (!flg) {
+    PetscCall(PetscStrallocpy(MATCMRSCUDA, &types[0]));
+    ntypes = 1;
+  }
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &bench, NULL));
+  for (PetscInt t = 0; t < ntypes; t++) {
+    PetscCall(TestType(types[t]));
+    if (bench && gpu) PetscCall(Bench(types[t], bench));
+  }
+  for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
+  PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
