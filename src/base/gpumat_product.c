@@ -196,6 +196,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
     PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, NULL));
     PetscCall(MatRestoreRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCall(MatConvert_SeqAIJ_GPUMat(C, ((Mat_GPUMat *)X->spptr)->format, MAT_INPLACE_MATRIX, &C));
+    PetscCall(((Mat_GPUMat *)X->spptr)->format->copyparameters(X, C)); /* what was set on the operand holds for the product */
     C->ops->productnumeric = MatProductNumeric_GPUMat_Sparse;
   }
   PetscCall(PetscObjectCompose((PetscObject)C, product_key, (PetscObject)c));
