@@ -255,6 +255,7 @@ static PetscErrorCode MatGPUMatStrip_Private(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatFreeDevice_Private(B));
+  PetscCall(MatDestroy(&g->transpose));
   PetscCall(g->format->destroy(B));
   PetscCall(MatGPUMatComposeAll(B, g->format, PETSC_FALSE));
   PetscCall(MatGPUMatUninstallOps(B));
@@ -331,7 +332,9 @@ static PetscErrorCode MatDuplicate_GPUMat(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall((*g->hostops.duplicate)(A, op, B));
   PetscCall(MatConvert_SeqAIJ_GPUMat(*B, g->format, MAT_INPLACE_MATRIX, B));
   PetscCall(g->format->copyparameters(A, *B));
-  ((Mat_GPUMat *)(*B)->spptr)->compress_rows = g->compress_rows;
+  ((Mat_GPUMat *)(*B)->spptr)->compress_rows          = g->compress_rows;
+  ((Mat_GPUMat *)(*B)->spptr)->explicit_transpose     = g->explicit_transpose;
+  ((Mat_GPUMat *)(*B)->spptr)->explicit_transpose_set = g->explicit_transpose_set;
   if (A->boundtocpu) PetscCall(MatBindToCPU(*B, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -366,6 +369,12 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
   PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
   if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
+  PetscCall(PetscOptionsBool("-mat_gpumat_explicit_transpose", "Transposed products multiply an explicit transpose kept on the device (default: for rectangular matrices)", "", g->explicit_transpose_set ? g->explicit_transpose : (PetscBool)(A->rmap->n != A->cmap->n), &flg, &set));
+  if (set) {
+    g->explicit_transpose     = flg;
+    g->explicit_transpose_set = PETSC_TRUE;
+    if (!flg) PetscCall(MatDestroy(&g->transpose));
+  }
   PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
@@ -445,6 +454,7 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
     PetscCall(MatGPUMatDefaultVecType(&vtype));
     if (strcmp(vtype, VECCUDA)) PetscCall(PetscViewerASCIIPrintf(viewer, "no usable CUDA device: MatCreateVecs() gives host vectors and the products run on the host (counted in the event GPUMatHostFallback)\n"));
   }
+  if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type, %s\n", g->explicit_transpose_set ? "-mat_gpumat_explicit_transpose" : "a rectangular matrix"));
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -202,6 +202,60 @@ static PetscErrorCode MatGPUMatHostProduct_Private(Mat A, Vec xx, Vec yy, Vec zz
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatGPUMatProduct_Private(Mat, Vec, Vec, Vec, PetscBool);
+
+/* Whether transposed products of A go through its explicit transpose (rectangular matrices: prolongators, off-diagonal blocks) */
+static PetscBool MatGPUMatUsesExplicitTranspose(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  return g->explicit_transpose_set ? g->explicit_transpose : (PetscBool)(A->rmap->n != A->cmap->n);
+}
+
+/*
+  z = A^T x (+ y) as a forward product of the explicit transpose, made (host MatTranspose, then its device copy)
+  at the first transposed product and refreshed when A changes: the forward kernels read each row once and write
+  each entry once, where the transposed kernels scatter with atomics into a vector of another length. A transpose
+  the format refuses (its padding guard: a few long columns of A) or that does not fit on the device is dropped,
+  said once with PetscInfo, and A's own transposed kernels run (*done = PETSC_FALSE).
+*/
+static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, PetscBool *done)
+{
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
+  PetscObjectState state;
+  PetscErrorCode   ierr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (g->transpose && g->transpose_nonzerostate == A->nonzerostate) {
+    if (state != g->transpose_state) PetscCall(MatTranspose(A, MAT_REUSE_MATRIX, &g->transpose));
+  } else {
+    PetscCall(MatDestroy(&g->transpose));
+    PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, &g->transpose)); /* of A's type (SeqAIJ's transpose takes its name) */
+    PetscCall(g->format->copyparameters(A, g->transpose));
+    PetscCall(MatGPUMatInvalidateStructure(g->transpose));
+    ((Mat_GPUMat *)g->transpose->spptr)->explicit_transpose     = PETSC_FALSE; /* its own transposed products: A's kernels */
+    ((Mat_GPUMat *)g->transpose->spptr)->explicit_transpose_set = PETSC_TRUE;
+    g->transpose_nonzerostate                                   = A->nonzerostate;
+  }
+  g->transpose_state = state;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatGPUMatSyncDevice(g->transpose);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM) {
+    PetscCall(PetscInfo(A, "No explicit transpose on the device (error %d in its build): transposed products use the transposed kernels\n", (int)ierr));
+    PetscCall(MatDestroy(&g->transpose));
+    g->explicit_transpose     = PETSC_FALSE;
+    g->explicit_transpose_set = PETSC_TRUE;
+    *done                     = PETSC_FALSE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ierr);
+  PetscCall(MatGPUMatProduct_Private(g->transpose, xx, yy, zz, PETSC_FALSE));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   z = op(A) x (+ y) on the device. op(A) = A or A^T. Vectors that are not CUDA vectors (PETSc's optimized
   build does not check this) take the host path instead of being misread as device pointers.
@@ -224,6 +278,12 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   if (!xdev || !ydev || !zdev) {
     PetscCall(MatGPUMatHostProduct_Private(A, xx, yy, zz, trans));
     PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (trans && MatGPUMatUsesExplicitTranspose(A)) {
+    PetscBool done = PETSC_FALSE;
+
+    PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGPUMatSyncDevice(A));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));

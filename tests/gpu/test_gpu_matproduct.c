@@ -1,7 +1,8 @@
 static const char help[] = "MatProduct of the petscgpumat seq types (sparse and dense operands) against SeqAIJ's on the host.\n"
                            "  -types cmrscuda,...   types to test\n"
                            "  -bench_n <k>          also time MatMatMult with 4 and 8 dense columns against as many MatMult\n"
-                           "                        on the 3-D 7-point Laplacian k^3 (GPU only)\n";
+                           "                        on the 3-D 7-point Laplacian k^3, and MatMultTranspose of a k^3 x k^3/8\n"
+                           "                        prolongator with and without its explicit transpose (GPU only)\n";
 
 /*
   Every product type (AB, AtB, ABt, PtAP, RARt, ABC) of random square and rectangular matrices of our types (and
@@ -249,6 +250,60 @@ static PetscErrorCode Bench(const char *type, PetscInt k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Median time of MatMultTranspose of an aggregation-like prolongator (k^3 rows, k^3/8 columns, 3 entries a row),
+   through its explicit transpose (the default for rectangular matrices) and with the transposed kernels */
+static PetscErrorCode BenchTranspose(const char *type, PetscInt k)
+{
+  const PetscInt n = k * k * k, nc = n / 8;
+  const int      reps = 11;
+
+  PetscFunctionBeginUser;
+  for (PetscInt explicit_t = 1; explicit_t >= 0; explicit_t--) {
+    Mat         P;
+    Vec         x, y;
+    cudaEvent_t e0, e1;
+    float       t[11], tmp;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, nc, 3, NULL, &P));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt    c = i / 8, cols[3] = {PetscMax(c - 1, 0), c, PetscMin(c + 1, nc - 1)};
+      PetscScalar v[3] = {0.25, 0.5, 0.25};
+
+      if (cols[0] == cols[1] || cols[1] == cols[2]) PetscCall(MatSetValue(P, i, c, 1.0, INSERT_VALUES));
+      else PetscCall(MatSetValues(P, 1, &i, 3, cols, v, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(P, type, MAT_INPLACE_MATRIX, &P));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_explicit_transpose", explicit_t ? "1" : "0"));
+    PetscCall(MatSetFromOptions(P));
+    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_explicit_transpose"));
+    PetscCall(MatCreateVecs(P, &y, &x));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(MatMultTranspose(P, x, y)); /* builds the transpose */
+    PetscCallCUDA(cudaEventCreate(&e0));
+    PetscCallCUDA(cudaEventCreate(&e1));
+    for (int r = 0; r < reps; r++) {
+      PetscCallCUDA(cudaDeviceSynchronize());
+      PetscCallCUDA(cudaEventRecord(e0, 0));
+      PetscCall(MatMultTranspose(P, x, y));
+      PetscCallCUDA(cudaEventRecord(e1, 0));
+      PetscCallCUDA(cudaEventSynchronize(e1));
+      PetscCallCUDA(cudaEventElapsedTime(&t[r], e0, e1));
+    }
+    for (int i = 0; i < reps; i++)
+      for (int j = i + 1; j < reps; j++)
+        if (t[j] < t[i]) tmp = t[i], t[i] = t[j], t[j] = tmp;
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# bench %s MatMultTranspose of a %" PetscInt_FMT " x %" PetscInt_FMT " prolongator, %s: %.3f ms\n", type, n, nc, explicit_t ? "explicit transpose" : "transposed kernels", (double)t[reps / 2]));
+    PetscCallCUDA(cudaEventDestroy(e0));
+    PetscCallCUDA(cudaEventDestroy(e1));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&P));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -269,6 +324,7 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscCall(TestType(types[t]));
     if (bench && gpu) PetscCall(Bench(types[t], bench));
+    if (bench && gpu) PetscCall(BenchTranspose(types[t], bench));
   }
   for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));

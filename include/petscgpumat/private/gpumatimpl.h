@@ -66,6 +66,12 @@ typedef struct {
   PetscInt    *cai;           /* host row pointers of the nonempty rows (NULL: not compressed) */
   PetscInt    *d_rows;        /* device: the row of A of each device row */
   PetscScalar *d_work;        /* device: products of the device rows, or x gathered at them (transpose) */
+
+  /* transposed products through an explicit transpose (a matrix of the same type and parameters, made at the
+     first transposed product): -mat_gpumat_explicit_transpose, by default for rectangular matrices */
+  PetscBool        explicit_transpose, explicit_transpose_set;
+  Mat              transpose;
+  PetscObjectState transpose_state, transpose_nonzerostate;
 } Mat_GPUMat;
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
