@@ -1,5 +1,6 @@
 /* MATSEQELLRCUDA: the ELLPACK-R format as a petscgpumat format (parameters, device copy, registration) */
 #include <petscgpumat/private/ellrimpl.h>
+#include <petscdevice_cuda.h>
 
 static const MatGPUFormat MatGPUFormat_ELLR;
 
@@ -146,74 +147,119 @@ static PetscErrorCode MatGPUFormatFreeDevice_ELLR(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_rl));
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_col));
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_val));
+  PetscCall(MatGPUMatDeviceFree((void **)&e->d_ai));
   e->bytes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
 {
-  return (size_t)m * sizeof(int) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
+  return (size_t)m * sizeof(int) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)(m + 1) * sizeof(PetscInt);
 }
 
-static PetscErrorCode MatELLRUpload_Private(Mat A, Mat_SeqELLRCUDA *e, const MatELLRLayout *L)
+/*
+  CSR values (and with `aj`, columns) uploaded to temporary device arrays, then laid out by a kernel into the
+  device arrays: the layout is built on the GPU from the CSR, the host layout code (ellr_layout.c) being its
+  oracle in the tests. Peak device memory: the layout + the CSR.
+*/
+static PetscErrorCode MatELLRFillOnDevice_Private(Mat A, Mat_SeqELLRCUDA *e, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
 {
+  PetscInt      *d_aj = NULL;
+  PetscScalar   *d_aa = NULL;
+  PetscErrorCode ierr;
+
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&e->d_rl));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(int), (void **)&e->d_col));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(PetscScalar), (void **)&e->d_val));
-  PetscCall(MatGPUMatCopyToDevice(e->d_rl, L->rl, (size_t)L->m * sizeof(int)));
-  PetscCall(MatGPUMatCopyToDevice(e->d_col, L->col, (size_t)L->stored * sizeof(int)));
-  PetscCall(MatGPUMatCopyToDevice(e->d_val, L->val, (size_t)L->stored * sizeof(PetscScalar)));
+  ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&d_aa);
+  if (!ierr && aj) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
+  if (!ierr) ierr = MatGPUMatCopyToDevice(d_aa, aa, (size_t)nnz * sizeof(PetscScalar));
+  if (!ierr && aj) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
+  if (!ierr) ierr = MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, (PetscBool)(aj != NULL), e->d_ai, d_aj, d_aa, e->d_rl, e->d_col, e->d_val);
+  PetscCall(MatGPUMatDeviceFree((void **)&d_aa)); /* cudaFree() waits for the kernel */
+  PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqELLRCUDA *e;
-  MatELLRLayout    L;
   PetscInt         T, maxlen, width;
-  PetscCount       stored, nnz = m ? ai[m] : 0;
-  PetscErrorCode   ierr;
+  PetscCount       stored, nnz = m ? ai[m] - ai[0] : 0;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
   PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, ai, T, &maxlen, &width, &stored));
   PetscCall(MatELLRCheckFill(m, nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
-  PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored), "ELLPACK-R"));
-  PetscCall(MatELLRLayoutCreate(m, A->cmap->n, ai, aj, aa, T, &L));
-  ierr = MatELLRUpload_Private(A, e, &L);
-  PetscCall(MatELLRLayoutDestroy(&L));
-  PetscCall(ierr);
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "ELLPACK-R"));
   e->T      = T;
   e->m      = m;
   e->width  = width;
   e->maxlen = maxlen;
   e->stored = stored;
   e->bytes  = MatELLRDeviceBytes(m, stored);
+  /* (a failure leaves the partial allocations to the base, which frees them with freedevice) */
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&e->d_rl));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&e->d_col));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&e->d_val));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&e->d_ai));
+  PetscCall(MatGPUMatCopyToDevice(e->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
+  PetscCall(MatELLRFillOnDevice_Private(A, e, m ? ai[m] : 0, aj, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Same pattern, new values: the CSR values go up and are scattered into the layout on the device */
 static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqELLRCUDA *e;
-  MatELLRLayout    L;
-  PetscScalar     *val;
-  PetscErrorCode   ierr;
 
   PetscFunctionBegin;
   (void)aj;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(PetscMemzero(&L, sizeof(L)));
-  L.m      = e->m;
-  L.T      = e->T;
-  L.width  = e->width;
-  L.stored = e->stored;
-  PetscCall(PetscMalloc1(e->stored, &val));
-  PetscCall(MatELLRLayoutFillValues(&L, ai, aa, val));
-  ierr = MatGPUMatCopyToDevice(e->d_val, val, (size_t)e->stored * sizeof(PetscScalar));
-  PetscCall(PetscFree(val));
-  PetscCall(ierr);
+  PetscCall(MatELLRFillOnDevice_Private(A, e, e->m ? ai[e->m] : 0, NULL, aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatELLRCUDAGetDeviceLayout - Copies the device layout of a `MATSEQELLRCUDA` matrix to the host
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix, whose device copy is brought up to date first
+
+  Output Parameter:
+. L - the layout as on the device; free it with `MatELLRLayoutDestroy()`
+
+  Level: developer
+
+  Note:
+  The tests compare it, bit for bit, with `MatELLRLayoutCreate()` of the host CSR.
+
+.seealso: `MATSEQELLRCUDA`, `MatELLRLayoutCreate()`
+@*/
+PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat A, MatELLRLayout *L)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  L->m      = e->m;
+  L->n      = A->cmap->n;
+  L->T      = e->T;
+  L->width  = e->width;
+  L->maxlen = e->maxlen;
+  L->stored = e->stored;
+  PetscCall(PetscMalloc1(e->m, &L->rl));
+  PetscCall(PetscMalloc1(e->stored, &L->col));
+  PetscCall(PetscMalloc1(e->stored, &L->val));
+  if (e->m) PetscCallCUDA(cudaMemcpy(L->rl, e->d_rl, (size_t)e->m * sizeof(int), cudaMemcpyDeviceToHost));
+  if (e->stored) {
+    PetscCallCUDA(cudaMemcpy(L->col, e->d_col, (size_t)e->stored * sizeof(int), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(L->val, e->d_val, (size_t)e->stored * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -52,6 +52,14 @@ __global__ void __launch_bounds__(kBlock) ellr_mult_transpose(int m, const int *
   for (int k = lane; k < len; k += T, s += stride) atomicAdd(z + col[s], val[s] * xi);
 }
 
+/* The device build or value refresh of the layout: one thread per (row, lane), see MatELLRFillThread() */
+__global__ void __launch_bounds__(kBlock) ellr_fill(int m, int T, int width, int structure, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscScalar *__restrict__ aa, int *rl, int *col, PetscScalar *val)
+{
+  const long long tid = (long long)blockIdx.x * kBlock + threadIdx.x;
+
+  if (tid < (long long)m * T) MatELLRFillThread(tid, m, T, width, structure, ai, aj, aa, rl, col, val);
+}
+
 unsigned int blocks_for(PetscInt m, PetscInt T)
 {
   return (unsigned int)(((long long)m * T + kBlock - 1) / kBlock);
@@ -95,6 +103,17 @@ PetscErrorCode MatELLRCUDALaunchMultTranspose(void *s, PetscInt T, PetscInt m, c
   case 32: ellr_mult_transpose<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
   }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatELLRCUDALaunchFill(void *s, PetscInt T, PetscInt m, PetscInt width, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, int *rl, int *col, PetscScalar *val)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  ellr_fill<<<blocks_for(m, T), kBlock, 0, stream>>>((int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -119,3 +119,37 @@ PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *L, const PetscScalar x[], 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  MatELLRLayoutFillEmulate - Runs, on the host, the threads of the device build (or value refresh) of an ELLPACK-R layout
+
+  Not Collective
+
+  Input Parameters:
++ m         - rows
+. T         - threads per row
+. width     - slots per row (`MatELLRLayoutMeasure()`)
+. structure - `PETSC_TRUE`: a build (`rl`, `col`, `val`); `PETSC_FALSE`: a value refresh (`val` only, `aj` unused)
+. ai        - CSR row offsets
+. aj        - CSR column indices
+- aa        - CSR values
+
+  Output Parameters:
++ rl  - row lengths (`m` entries)
+. col - column of each slot (`m` * `width` entries; `NULL` when that is 0)
+- val - value of each slot (same size; `NULL` when that is 0)
+
+  Level: developer
+
+  Note:
+  Every thread runs `MatELLRFillThread()`, the function the device kernel runs, so the CPU tests check the device
+  build's logic against `MatELLRLayoutCreate()`.
+
+.seealso: `MatELLRLayoutCreate()`, `MATSEQELLRCUDA`
+@*/
+PetscErrorCode MatELLRLayoutFillEmulate(PetscInt m, PetscInt T, PetscInt width, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], int rl[], int col[], PetscScalar val[])
+{
+  PetscFunctionBegin;
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRFillThread(tid, (int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -142,6 +142,36 @@ static PetscErrorCode TestEmulation(void)
         }
         TEST_CHECK(ok && L.width % T == 0 && L.width - L.maxlen < T, "ELLR-T (T=%" PetscInt_FMT ") slots and padding of %s (width %" PetscInt_FMT ", longest row %" PetscInt_FMT ")", T, name, L.width, L.maxlen);
       }
+      {
+        /* the device build, thread by thread (MatELLRFillThread(), which the kernel runs), into poisoned arrays
+           allocated as the device's are (nothing where nothing is stored): bit for bit the host layout; then a
+           value refresh with new values */
+        int         *rl = NULL, *col = NULL;
+        PetscScalar *val = NULL, *aa2 = NULL, *ref2 = NULL;
+        PetscInt     nnz = m ? ai[m] : 0;
+        PetscBool    same;
+
+        if (m) PetscCall(PetscMalloc1(m, &rl));
+        if (L.stored) PetscCall(PetscMalloc3(L.stored, &col, L.stored, &val, L.stored, &ref2));
+        if (m) memset(rl, 0x5a, (size_t)m * sizeof(int));
+        if (L.stored) memset(col, 0x5a, (size_t)L.stored * sizeof(int));
+        if (L.stored) memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
+        PetscCall(MatELLRLayoutFillEmulate(m, T, L.width, PETSC_TRUE, ai, aj, aa, rl, col, val));
+        same = (PetscBool)((!m || !memcmp(rl, L.rl, (size_t)m * sizeof(int))) && (!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar)))));
+        TEST_CHECK(same, "device build of ELLR-T (T=%" PetscInt_FMT ") emulated on %s: bit for bit the host layout", T, name);
+        PetscCall(PetscMalloc1(nnz + 1, &aa2));
+        for (PetscInt k = 0; k < nnz; k++) aa2[k] = 2.0 * aa[k] + 1.0;
+        if (L.stored) {
+          memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
+          PetscCall(MatELLRLayoutFillValues(&L, ai, aa2, ref2));
+        }
+        PetscCall(MatELLRLayoutFillEmulate(m, T, L.width, PETSC_FALSE, ai, NULL, aa2, rl, col, val));
+        same = (PetscBool)(!L.stored || !memcmp(val, ref2, (size_t)L.stored * sizeof(PetscScalar)));
+        TEST_CHECK(same, "device value refresh of ELLR-T (T=%" PetscInt_FMT ") emulated on %s: bit for bit the host values", T, name);
+        PetscCall(PetscFree(aa2));
+        PetscCall(PetscFree(rl));
+        PetscCall(PetscFree3(col, val, ref2));
+      }
       PetscCall(PetscFree2(z, ref));
       PetscCall(VecDestroy(&x));
       PetscCall(VecDestroy(&y));

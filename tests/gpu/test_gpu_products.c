@@ -13,6 +13,7 @@ static const char help[] = "GPU products of the petscgpumat types against a floa
 */
 #include <petscgpumat.h>
 #include <petscgpumat/private/cmrsimpl.h>
+#include <petscgpumat/private/ellrimpl.h>
 #include <petscdevice_cuda.h>
 #include <math.h>
 #include "../common/testutil.h"
@@ -224,6 +225,30 @@ static PetscErrorCode CheckAllProducts(Mat Ahost, Mat B, PetscRandom rnd, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ELLPACK-R: the layout built on the GPU equals, bit for bit, the host layout (ellr_layout.c) of the same CSR */
+static PetscErrorCode CheckELLRDeviceLayout(Mat B, const char *what, const char *when)
+{
+  MatELLRLayout      D, H;
+  const PetscInt    *ai, *aj;
+  PetscScalar       *aa;
+  PetscInt           m, n;
+  PetscBool          compressed, same;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
+  if (compressed) PetscFunctionReturn(PETSC_SUCCESS); /* the device holds the nonempty rows only */
+  PetscCall(MatELLRCUDAGetDeviceLayout(B, &D));
+  PetscCall(MatGetLocalSize(B, &m, &n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(B, &ai, &aj, &aa, NULL));
+  PetscCall(MatELLRLayoutCreate(m, n, ai, aj, aa, D.T, &H));
+  same = (PetscBool)(D.m == H.m && D.width == H.width && D.stored == H.stored && D.maxlen == H.maxlen);
+  same = (PetscBool)(same && !memcmp(D.rl, H.rl, (size_t)m * sizeof(int)) && !memcmp(D.col, H.col, (size_t)H.stored * sizeof(int)) && !memcmp(D.val, H.val, (size_t)H.stored * sizeof(PetscScalar)));
+  TEST_CHECK(same, "%s: the ELLPACK-R layout built on the GPU %s equals the host layout bit for bit (T = %" PetscInt_FMT ", width %" PetscInt_FMT ")", what, when, H.T, H.width);
+  PetscCall(MatELLRLayoutDestroy(&D));
+  PetscCall(MatELLRLayoutDestroy(&H));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Every variant of `type` on matrix A (host AIJ) */
 static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, PetscRandom rnd)
 {
@@ -240,6 +265,11 @@ static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, Pets
     PetscCall(var.apply(B, v));
     PetscCall(PetscSNPrintf(what, sizeof(what), "%s variant %" PetscInt_FMT " on %s", type, v, name));
     PetscCall(CheckAllProducts(A, B, rnd, what, PETSC_TRUE));
+    if (!strcmp(type, MATELLRCUDA)) {
+      PetscCall(CheckELLRDeviceLayout(B, what, "at its build"));
+      PetscCall(MatScale(B, -1.5)); /* same pattern: the values are refreshed on the device */
+      PetscCall(CheckELLRDeviceLayout(B, what, "after a value refresh"));
+    }
     PetscCall(MatDestroy(&B));
   }
   PetscFunctionReturn(PETSC_SUCCESS);

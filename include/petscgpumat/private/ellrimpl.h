@@ -29,6 +29,36 @@ static inline PetscCount MatELLRSlot(PetscInt m, PetscInt T, PetscInt i, PetscIn
   return ((PetscCount)(k / T) * m + i) * T + k % T;
 }
 
+#if defined(__CUDACC__)
+  #define MATELLR_HOST_DEVICE __host__ __device__
+#else
+  #define MATELLR_HOST_DEVICE
+#endif
+
+/*
+  The device build, thread by thread: thread tid = (row, lane) of an m-row CSR writes slots lane, lane + T, ... of
+  its row (consecutive threads, consecutive addresses), the slots MatELLRLayoutCreate() makes on the host.
+  structure: a build (rl, col and val; padding repeats the row's last column, value 0), else a value refresh (val
+  only, aj unused). col and val are NULL where nothing is stored (width 0: cudaMalloc of 0 bytes). The kernel
+  (ellr_fill) and the host emulation (MatELLRLayoutFillEmulate(), for the CPU tests) both run this function.
+*/
+static inline MATELLR_HOST_DEVICE void MatELLRFillThread(long long tid, int m, int T, int width, int structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, int *rl, int *col, PetscScalar *val)
+{
+  const int       row = (int)(tid / T), lane = (int)(tid % T);
+  const PetscInt  start  = ai[row];
+  const int       len    = (int)(ai[row + 1] - start);
+  const int       pad    = structure && len ? (int)aj[start + len - 1] : 0;
+  const long long stride = (long long)m * T;
+  long long       s      = tid;
+
+  if (structure && lane == 0) rl[row] = len;
+  for (int k = lane; k < width; k += T, s += stride) {
+    if (structure) col[s] = k < len ? (int)aj[start + k] : pad;
+    val[s] = k < len ? aa[start + k] : (PetscScalar)0;
+  }
+}
+
+PETSC_EXTERN PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
@@ -45,8 +75,11 @@ typedef struct {
   PetscCount   stored;
   int         *d_rl, *d_col;
   PetscScalar *d_val;
+  PetscInt    *d_ai; /* the CSR row offsets the layout was built from: value refreshes scatter through them */
   size_t       bytes;
 } Mat_SeqELLRCUDA;
 
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMult(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatELLRCUDALaunchFill(void *, PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *, int *, int *, PetscScalar *);
+PETSC_EXTERN PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat, MatELLRLayout *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultTranspose(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *);
