@@ -25,6 +25,10 @@ J*/
 #define MATSEQRGCSRCUDA "seqaijrgcsrcuda"
 #define MATMPIRGCSRCUDA "mpiaijrgcsrcuda"
 
+/* PETSc's host factorizations (SeqAIJ's) for our seq types, under a name of their own: a factor that remembers
+   "petsc" would find MATSEQAIJ's factory by prefix when made again, which copies our functions into the factor */
+#define MATSOLVERPETSCGPUMAT "petscgpumat"
+
 PETSC_EXTERN PetscErrorCode PetscGPUMatInitializePackage(void);
 PETSC_EXTERN PetscErrorCode PetscGPUMatFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscGPUMatDeviceAvailable(PetscBool *, char[], size_t);

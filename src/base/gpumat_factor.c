@@ -6,7 +6,10 @@
     follow ours at each numeric factorization. ILU(0)/ICC(0) factor on the device, the others on the host; the
     triangular solves run on the device. The shadow is a second device copy of the matrix: PETSc's cusparse
     factor code reads its input's cuSPARSE structure, which our types do not have.
-  - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device).
+  - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device); the
+    factor calls itself MATSOLVERPETSCGPUMAT, so that a PC factoring again (a new nonzero pattern) comes back here:
+    "petsc" with our type name finds MATSEQAIJ's factory by prefix, whose symbolic factorization would copy our
+    composed functions into the factor without our clean-up (-checkfunctionlist).
 
   Why not simply let MatGetFactor() find SeqAIJ's factory by type-name prefix: SeqAIJ's symbolic factorization
   copies the source matrix's composed functions into the factor (MatDuplicateNoCreate_SeqAIJ), so the factor,
@@ -70,6 +73,13 @@ static PetscErrorCode MatICCFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, const 
     } \
   } while (0)
 
+static PetscErrorCode MatFactorGetSolverType_GPUMatPetsc(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  *type = MATSOLVERPETSCGPUMAT;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat *F)
 {
   PetscErrorCode (*seqaij)(Mat, MatFactorType, Mat *) = NULL;
@@ -79,6 +89,10 @@ static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat 
   PetscCheck(seqaij, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "PETSc has no %s factorization of MATSEQAIJ", MatFactorTypes[ftype]);
   PetscCall((*seqaij)(A, ftype, F));
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS);
+  /* the PC that made F asks for MATSOLVERPETSCGPUMAT when it factors again (a new pattern): ours again, not SeqAIJ's */
+  PetscCall(PetscFree((*F)->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERPETSCGPUMAT, &(*F)->solvertype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatFactorGetSolverType_C", MatFactorGetSolverType_GPUMatPetsc));
   GPUMAT_WRAP_SYMBOLIC(*F, lufactorsymbolic, host_lusymbolic, MatLUFactorSymbolic_GPUMatHost);
   GPUMAT_WRAP_SYMBOLIC(*F, ilufactorsymbolic, host_ilusymbolic, MatILUFactorSymbolic_GPUMatHost);
   GPUMAT_WRAP_SYMBOLIC(*F, choleskyfactorsymbolic, host_choleskysymbolic, MatCholeskyFactorSymbolic_GPUMatHost);
@@ -273,6 +287,7 @@ PetscErrorCode MatGPUMatRegisterFactors(const char seqtype[])
   PetscFunctionBegin;
   for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(ftypes); i++) {
     PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, seqtype, ftypes[i], MatGetFactor_GPUMat_Default));
+    PetscCall(MatSolverTypeRegister(MATSOLVERPETSCGPUMAT, seqtype, ftypes[i], MatGetFactor_GPUMat_Petsc));
     PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, seqtype, ftypes[i], MatGetFactor_GPUMat_CUSPARSE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
