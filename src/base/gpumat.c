@@ -231,6 +231,16 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   PetscCall(format->create(B));
   /* the products run on the device: SeqAIJ's inode search at each assembly would only cost (aijcusparse skips it too) */
   PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
+  /* inode data found by an earlier assembly would outlive the option: a factorization would then pick SeqAIJ's
+     inode numeric routine, which fails once the next assembly drops that data (PETSc's SNES ex42 on 2 ranks).
+     SeqAIJ's assembly of an assembled matrix with an unchanged pattern only re-reads the option, and drops it. */
+  if (B->assembled && B->ass_nonzerostate == B->nonzerostate) {
+    const PetscBool was = B->was_assembled;
+
+    B->was_assembled = PETSC_TRUE;
+    PetscCall((*g->hostops.assemblyend)(B, MAT_FINAL_ASSEMBLY));
+    B->was_assembled = was;
+  }
   PetscCall(MatGPUMatSetVecType(B, PETSC_TRUE));
   PetscCall(MatGPUMatInstallOps(B, GPUMAT_INSTALL_ALL));
   PetscCall(MatGPUMatComposeAll(B, format, PETSC_TRUE));
