@@ -6,6 +6,7 @@
 #   make bench      a short SpMV benchmark
 #   make install PREFIX=/path   library, headers and petscgpumat.pc
 #   make device-pack            the archive the GPU machine needs (.device/petscgpumat-device.tar.xz)
+#   make petsc-suite            PETSc's own KSP/SNES test suite with our types beside MATAIJ (petsc-suite-ci: a subset)
 #   make clean
 #
 # Variables: PETSC_DIR/PETSC_ARCH (an existing CUDA PETSc, 3.22 to 3.26), PETSC_VERSION (a release for
@@ -122,7 +123,7 @@ clean:
 	rm -rf $(BUILD) $(LIBDIR)
 
 help:
-	@sed -n '2,14p' makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,15p' makefile | sed 's/^# \{0,1\}//'
 
 # An unmodified PETSc tutorial (KSP ex2), built from the PETSc install, to check -dll_append
 PETSC_EX2 = $(PETSC_DIR)/$(PETSC_ARCH)/share/petsc/examples/src/ksp/ksp/tutorials/ex2.c
@@ -144,6 +145,20 @@ endef
 $(foreach p,$(CLIENT_SRCS),$(eval $(call client_rule,$(p))))
 clients: $(CLIENT_BINS)
 tests: clients
+
+# PETSc's own test suite, run differentially (tests/petsc_suite/, docs/petsc-test-suite.md): the test commands of the
+# installed KSP tutorials and tests and SNES tutorials at 1 and 2 ranks, with MATAIJ and with each of our types on host
+# vectors; the example programs are built in $(BUILD)/petsc-suite, the reports go to $(BUILD)/petsc-suite-out.
+# petsc-suite: the full sets (about 30 minutes on 2 cores); petsc-suite-ci: the CI subset (--ci, a few minutes; also
+# in `make check`). PETSC_SUITE_ARGS adds runner options (e.g. --sets ksp-tutorials, --only REGEX, --jobs 4).
+PETSC_SUITE_ARGS ?=
+PETSC_SUITE = python3 $(ROOT)/tests/petsc_suite/petsc_suite.py --mode cpu --lib $(LIBNAME) --build $(BUILD)/petsc-suite \
+  --out $(BUILD)/petsc-suite-out
+.PHONY: petsc-suite petsc-suite-ci
+petsc-suite: lib
+	@$(PETSC_SUITE) $(PETSC_SUITE_ARGS)
+petsc-suite-ci: lib
+	@$(PETSC_SUITE) --ci $(PETSC_SUITE_ARGS)
 
 # Fuzzing of the Matrix Market reader: libFuzzer with ASan/UBSan for FUZZ_SECONDS (default 600 here; `make check`
 # runs 60 s). Crash inputs land in $(BUILD)/fuzz/artifacts/ (see tests/fuzz/fuzz.sh).

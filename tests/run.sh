@@ -261,5 +261,6 @@ else
   done
 fi
 
+prog cpu-petsc-suite python3 "$root/tests/petsc_suite/petsc_suite.py" --ci --report-lines --lib "$lib" --build "$build/petsc-suite" --out "$build/petsc-suite-out" # PETSc's own KSP/SNES tests, ours vs MATAIJ (docs/petsc-test-suite.md)
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]
