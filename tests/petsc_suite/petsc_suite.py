@@ -745,12 +745,14 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
     types = a.types
     count = {(c, t): 0 for c in CLASSES for t in types}
     used = {t: 0 for t in types}
-    ref_only = []
+    ref_only, ref_lost = [], []
     for r in results:
         count[(r["class"], r["type"])] += 1
         used[r["type"]] += bool(r["used"])
         if r["ours_ref"] == "yes" and r["baseline_ref"] == "no":
             ref_only.append("%s %s" % (r["label"], r["type"]))
+        if r["ours_ref"] == "no" and r["baseline_ref"] == "yes":
+            ref_lost.append("%s %s" % (r["label"], r["type"]))
     ncmd = len({r["label"] for r in results})
     head = ["| class | " + " | ".join(types) + " |", "|---|" + "---:|" * len(types)]
     rows = ["| %s | %s |" % (c, " | ".join(str(count[(c, t)]) for t in types)) for c in CLASSES if any(count[(c, t)] for t in types)]
@@ -768,8 +770,9 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
           "- mode: %s; baseline %s; types %s" % (a.mode, "aijcusparse" if a.mode == "gpu" else "aij" if a.baseline_inode else "aij (-mat_no_inode)", ", ".join(types)),
           "- selection: %s; %d test commands compared, %d runs, %.0f s wall with %d jobs" % (
               a.selection, ncmd, ncmd * (1 + len(types)), wall, a.jobs),
-          "- baseline matches PETSc's reference output: %d of %d commands; ours matches it where the baseline does not: %d" % (
-              len({r["label"] for r in results if r["baseline_ref"] == "yes"}), ncmd, len(ref_only)),
+          "- baseline matches PETSc's reference output: %d of %d commands; ours matches it where the baseline does not: %d "
+          "comparisons (command and type), ours does not where the baseline does: %d" % (
+              len({r["label"] for r in results if r["baseline_ref"] == "yes"}), ncmd, len(ref_only), len(ref_lost)),
           "", *table, ""]
     bad = {}
     for r in results:
@@ -785,6 +788,8 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
         md.append("")
     if ref_only:
         md += ["Ours matches the reference output where the baseline does not:", ""] + ["- " + x for x in ref_only] + [""]
+    if ref_lost:
+        md += ["Ours does not match the reference output where the baseline does:", ""] + ["- " + x for x in ref_lost] + [""]
     if notbuilt:
         md += ["Programs that do not compile here (their commands are left out):", ""]
         md += ["- %s/%s: %s" % (k[0], k[1], (e or "").splitlines()[0] if e else "") for k, e in sorted(notbuilt.items())] + [""]
