@@ -136,14 +136,19 @@ static PetscErrorCode MatProductNumeric_GPUMat_Dense(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether X is of a petscgpumat type (seq or MPI: both compose MatGPUMatGetInfo_C) */
+static PetscBool MatGPUMatIsOurs(Mat X)
+{
+  PetscErrorCode (*f)(void) = NULL;
+
+  return (PetscBool)(X && X->spptr && !PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &f) && f);
+}
+
 /* The first operand of a petscgpumat type (one is: the product came to our productsetfromoptions) */
 static Mat MatGPUMatProductFirstOurs(Mat X[3])
 {
-  for (PetscInt i = 0; i < 3; i++) {
-    PetscErrorCode (*f)(void) = NULL;
-
-    if (X[i] && !PetscObjectQueryFunction((PetscObject)X[i], "MatGPUMatGetInfo_C", &f) && f && X[i]->spptr) return X[i];
-  }
+  for (PetscInt i = 0; i < 3; i++)
+    if (MatGPUMatIsOurs(X[i])) return X[i];
   return NULL;
 }
 
@@ -234,14 +239,12 @@ PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscStrncpy(name, "MatProductSetFromOptions", sizeof(name)));
   for (PetscInt i = 0; i < 3; i++) {
-    PetscErrorCode (*ours)(void) = NULL;
     PetscBool seq;
 
     if (!X[i]) continue;
-    PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatGPUMatGetInfo_C", &ours));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)X[i], MATSEQAIJ, &seq));
     PetscCall(PetscStrlcat(name, "_", sizeof(name)));
-    PetscCall(PetscStrlcat(name, ours ? (seq ? MATSEQAIJ : MATMPIAIJ) : ((PetscObject)X[i])->type_name, sizeof(name)));
+    PetscCall(PetscStrlcat(name, MatGPUMatIsOurs(X[i]) ? (seq ? MATSEQAIJ : MATMPIAIJ) : ((PetscObject)X[i])->type_name, sizeof(name)));
   }
   PetscCall(PetscStrlcat(name, "_C", sizeof(name)));
   for (PetscInt i = 0; i < 3 && !f; i++)
