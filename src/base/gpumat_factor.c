@@ -276,6 +276,38 @@ static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Ma
 }
 
 /*
+  In-place factorizations (MatLUFactor(), MatCholeskyFactor()): A becomes its factor, header and all, as if it had
+  been made by MatGetFactor() with the default solver. SeqAIJ's MatLUFactor_SeqAIJ() merges the factor's data into
+  A but keeps A's operations, so our destroy would meet SeqAIJ factor data it does not own (a leak); SeqAIJ has no
+  in-place Cholesky at all.
+*/
+PetscErrorCode MatLUFactor_GPUMat(Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat F = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetFactor_GPUMat_Default(A, MAT_FACTOR_LU, &F));
+  PetscCheck(F, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "No LU factorization for %s", ((PetscObject)A)->type_name);
+  PetscCall(MatLUFactorSymbolic(F, A, row, col, info));
+  PetscCall(MatLUFactorNumeric(F, A, info));
+  PetscCall(MatHeaderReplace(A, &F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCholeskyFactor_GPUMat(Mat A, IS perm, const MatFactorInfo *info)
+{
+  Mat F = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetFactor_GPUMat_Default(A, MAT_FACTOR_CHOLESKY, &F));
+  PetscCheck(F, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "No Cholesky factorization for %s", ((PetscObject)A)->type_name);
+  PetscCall(MatCholeskyFactorSymbolic(F, A, perm, info));
+  PetscCall(MatCholeskyFactorNumeric(F, A, info));
+  PetscCall(MatHeaderReplace(A, &F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Registers the factorizations for the seq type of a format (once per format). MatGetFactor() with no solver
   type takes the first exact type match over the solver packages, which is the entry under MATSOLVERPETSC
   (registered first): ours, the default chooser. A named "petsc" matches MATSEQAIJ's entry by prefix first.

@@ -129,6 +129,8 @@ CI_TESTS = [
     "snes_tutorials-ex19_fdcoloring_wp", "snes_tutorials-ex19_fdcoloring_ds", "snes_tutorials-ex19_greedy_coloring",
     "snes_tutorials-ex3_1", "snes_tutorials-ex3_3", "snes_tutorials-ex2_1", "snes_tutorials-ex1_1", "snes_tutorials-ex15_1",
     "snes_tutorials-ex42_ghosts+nsize-2_snes_type-newtonls_nghost-1",
+    # Mat tests: in-place LU (ex129) and in-place LU and Cholesky of the duplicate of a transpose (ex267)
+    "mat_tests-ex129_2", "mat_tests-ex267_1+inplace-1_mat_type-aij",
 ]
 
 # The lines of our types' ASCII info views (src/base/gpumat.c, gpumat_mpi.c, ellr/ellr.c, cmrs/cmrs.c, rgcsr/rgcsr.c):
@@ -871,7 +873,7 @@ def main():
     petsc_dir = a.petsc_dir or (m["petsc_dir"] if m and not os.environ.get("PETSC_DIR") else None) or petsc_dir_default(a.lib)
     petsc = Petsc(petsc_dir)
     if petsc.have_examples:
-        units, skipped = enumerate_tests(petsc, sorted({s for s in SETS if s in sets or (a.ci and s != "mat-tests")},
+        units, skipped = enumerate_tests(petsc, sorted({s for s in SETS if s in sets or a.ci},
                                                        key=list(SETS).index), a.mode, a.max_ranks)
     elif m:  # the GPU machine: the commands --build-only chose on the build machine
         units, skipped, petsc.version, petsc.conf = m["units"], [tuple(x) for x in m["skipped"]], m["petsc_version"], m["conf"]

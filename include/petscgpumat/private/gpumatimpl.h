@@ -123,9 +123,14 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(multhermitiantranspose, MatMultTranspose##S) \
   X(multhermitiantransposeadd, MatMultTransposeAdd##S)
 
-/* Seq types only: the MPI types keep MPIAIJ's products, which multiply their blocks */
-#define GPUMAT_SEQ_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
+/* Seq types only: the MPI types keep MPIAIJ's products, which multiply their blocks, and have no in-place factors */
+#define GPUMAT_SEQ_SLOTS(X, S) \
+  X(productsetfromoptions, MatProductSetFromOptions##S) \
+  X(lufactor, MatLUFactor##S) \
+  X(choleskyfactor, MatCholeskyFactor##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
+PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
+PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
 
 /* What the install functions install: everything (at conversion, or after the parent rewrote the table) or the compute slots */
