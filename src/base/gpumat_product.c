@@ -257,6 +257,43 @@ PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
 }
 
 /*
+  The algorithm the user chose, read where SeqAIJ and aijcusparse read it: -mat<product>_via for the classic calls
+  (MatMatMult(), MatPtAP(), ...) and -mat_product_algorithm for the MatProduct API, "cusparse" naming the device
+  products (the default) and anything else one of SeqAIJ's host algorithms (which SeqAIJ checks and runs); and
+  aijcusparse's -mat<product>_backend_cpu, -mat_product_algorithm_backend_cpu.
+*/
+static PetscErrorCode MatGPUMatProductUserWantsHost(Mat C, PetscBool *host)
+{
+  static const char *const classic[] = {NULL, "matmatmult", "mattransposematmult", "matmattransposemult", "matptap", "matrart", "matmatmatmult"};
+  Mat_Product             *product   = C->product;
+  char                     via[64], backend[64], alg[256] = "cusparse";
+  PetscBool                set = PETSC_FALSE, cpu = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *host = PETSC_FALSE;
+  if (product->type <= MATPRODUCT_UNSPECIFIED || product->type > MATPRODUCT_ABC) PetscFunctionReturn(PETSC_SUCCESS);
+  if (product->api_user) {
+    PetscCall(PetscSNPrintf(via, sizeof(via), "-%s_via", classic[product->type]));
+    PetscCall(PetscSNPrintf(backend, sizeof(backend), "-%s_backend_cpu", classic[product->type]));
+  } else {
+    PetscCall(PetscStrncpy(via, "-mat_product_algorithm", sizeof(via)));
+    PetscCall(PetscStrncpy(backend, "-mat_product_algorithm_backend_cpu", sizeof(backend)));
+  }
+  PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "MatProduct of petscgpumat types", "Mat");
+  PetscCall(PetscOptionsString(via, "Algorithm: cusparse (on the device) or one of SeqAIJ's host algorithms", "MatProductSetAlgorithm", alg, alg, sizeof(alg), &set));
+  PetscCall(PetscOptionsBool(backend, "Run the product on the host (SeqAIJ's algorithms)", "MatProductSetFromOptions", cpu, &cpu, NULL));
+  PetscOptionsEnd();
+  if (set) {
+    PetscBool device;
+
+    PetscCall(PetscStrcmpAny(alg, &device, "cusparse", "default", ""));
+    cpu = (PetscBool)(cpu || !device);
+  }
+  *host = cpu;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Our seq types' productsetfromoptions, also composed as "MatProductSetFromOptions_anytype_C" (which PETSc asks
   when the operands' types differ): the device products where every operand allows them, else SeqAIJ's choice.
 */
@@ -275,6 +312,13 @@ PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
     if (product->type == MATPRODUCT_ABC) PetscCall(MatGPUMatProductOperandOnDevice(product->C, PETSC_TRUE, &okC));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
     ok = (PetscBool)(ok && okB && okC && (!dense || product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB));
+    if (ok && !dense) {
+      PetscBool host;
+
+      PetscCall(MatGPUMatProductUserWantsHost(C, &host));
+      if (host) PetscCall(PetscInfo(C, "MatProduct %s on the host: the user's choice of algorithm\n", MatProductTypes[product->type]));
+      ok = (PetscBool)!host;
+    }
   }
   if (ok) {
     C->ops->productsymbolic = MatProductSymbolic_GPUMat;

@@ -190,6 +190,76 @@ static PetscErrorCode TestType(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The user's algorithm: -matptap_via names SeqAIJ's host algorithm (used, the product on the host) or "cusparse"
+  (the device product); aijcusparse's -mat_product_algorithm_backend_cpu; an unknown name is SeqAIJ's error.
+*/
+static PetscErrorCode TestUserAlgorithm(const char *type)
+{
+  const struct {
+    const char *option, *value;
+    PetscBool   api_user, host;
+  } cases[] = {
+    {"-matptap_via",                       "scalable", PETSC_TRUE,  PETSC_TRUE },
+    {"-matptap_via",                       "rap",      PETSC_TRUE,  PETSC_TRUE },
+    {"-matptap_via",                       "cusparse", PETSC_TRUE,  PETSC_FALSE},
+    {"-mat_product_algorithm",             "scalable", PETSC_FALSE, PETSC_TRUE },
+    {"-mat_product_algorithm_backend_cpu", "1",        PETSC_FALSE, PETSC_TRUE },
+    {"-matptap_backend_cpu",               "0",        PETSC_TRUE,  PETSC_FALSE},
+  };
+  Mat A, P, Ah, Ph, Ch;
+
+  PetscFunctionBeginUser;
+  PetscCall(Random(200, 200, 5, "uniform", 50, type, &A));
+  PetscCall(Random(200, 60, 2, "uniform", 51, type, &P));
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
+  PetscCall(MatConvert(P, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ph));
+  PetscCall(MatPtAP(Ah, Ph, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(cases); i++) {
+    Mat         C;
+    PetscObject shadows;
+    PetscBool   used;
+    PetscReal   d;
+
+    if (!gpu && !cases[i].host) continue; /* without a device, SeqAIJ reads the option: "cusparse" is not its */
+    PetscCall(PetscOptionsSetValue(NULL, cases[i].option, cases[i].value));
+    if (cases[i].api_user) PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    else {
+      PetscCall(MatProductCreate(A, P, NULL, &C));
+      PetscCall(MatProductSetType(C, MATPRODUCT_PtAP));
+      PetscCall(MatProductSetFromOptions(C));
+      PetscCall(MatProductSymbolic(C));
+      PetscCall(MatProductNumeric(C));
+    }
+    PetscCall(PetscOptionsUsed(NULL, cases[i].option + 1, &used)); /* names are stored without the dash */
+    PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatProductShadows", &shadows));
+    PetscCall(RelativeDifference(C, Ch, &d));
+    TEST_CHECK(d < 1e-13, "%s: PtAP with %s %s equals SeqAIJ's (difference %.2e)", type, cases[i].option, cases[i].value, (double)d);
+    TEST_CHECK(used || (!gpu && strstr(cases[i].option, "backend")), "%s: %s %s is used", type, cases[i].option, cases[i].value);
+    TEST_CHECK((shadows != NULL) == (gpu && !cases[i].host), "%s: PtAP with %s %s ran %s", type, cases[i].option, cases[i].value, shadows ? "on the device" : "on the host");
+    PetscCall(MatDestroy(&C));
+    PetscCall(PetscOptionsClearValue(NULL, cases[i].option));
+  }
+  { /* an algorithm nobody has: SeqAIJ's error, no leak */
+    Mat            C = NULL;
+    PetscErrorCode ierr;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", "nonesuch"));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C);
+    PetscCall(PetscPopErrorHandler());
+    TEST_CHECK(ierr != PETSC_SUCCESS, "%s: -matptap_via nonesuch is an error (got %d)", type, (int)ierr);
+    PetscCall(MatDestroy(&C));
+    PetscCall(PetscOptionsClearValue(NULL, "-matptap_via"));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&Ph));
+  PetscCall(MatDestroy(&Ch));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Median time of `reps` calls of MatMatMult (reuse) with nc columns, and of nc MatMult, on the device */
 static PetscErrorCode Bench(const char *type, PetscInt k)
 {
@@ -323,6 +393,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &bench, NULL));
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscCall(TestType(types[t]));
+    PetscCall(TestUserAlgorithm(types[t]));
     if (bench && gpu) PetscCall(Bench(types[t], bench));
     if (bench && gpu) PetscCall(BenchTranspose(types[t], bench));
   }
