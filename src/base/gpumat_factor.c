@@ -106,7 +106,7 @@ static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat 
 */
 typedef struct {
   Mat              shadow;       /* MATSEQAIJCUSPARSE copy of the matrix last factored */
-  PetscObjectState nonzerostate; /* of our matrix when the shadow was made */
+  PetscObjectState nonzerostate, state; /* of our matrix when the shadow was made, when its values were copied */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
 } MatGPUMatShadow;
@@ -138,24 +138,7 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatShadow **s)
 static PetscErrorCode MatGPUMatShadowUpdate_Private(MatGPUMatShadow *s, Mat A)
 {
   PetscFunctionBegin;
-  if (s->shadow && s->nonzerostate == A->nonzerostate) {
-    const PetscScalar *a;
-    PetscScalar       *b;
-    PetscInt           nz;
-    const PetscInt    *ai;
-
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    nz = A->rmap->n ? ai[A->rmap->n] : 0;
-    PetscCall(MatSeqAIJGetArrayRead(A, &a));
-    PetscCall(MatSeqAIJGetArrayWrite(s->shadow, &b)); /* marks the shadow's device values stale */
-    PetscCall(PetscArraycpy(b, a, nz));
-    PetscCall(MatSeqAIJRestoreArrayWrite(s->shadow, &b));
-    PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
-  } else {
-    PetscCall(MatDestroy(&s->shadow));
-    PetscCall(MatConvert(A, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, &s->shadow));
-    s->nonzerostate = A->nonzerostate;
-  }
+  PetscCall(MatGPUMatShadowSync(A, &s->shadow, &s->nonzerostate, &s->state));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -248,9 +231,10 @@ static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, M
   PetscFunctionBegin;
   PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &cusp));
   PetscCheck(cusp, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "This PETSc has no cuSPARSE %s factorization", MatFactorTypes[ftype]);
+  /* aijcusparse's factory reads only A's sizes, block sizes and binding: the shadow comes at the symbolic
+     factorization (A need not be assembled yet: PCFactorSetDefaultOrdering() asks for a factor to learn its ordering) */
+  PetscCall((*cusp)(A, ftype, F));
   PetscCall(PetscNew(&s));
-  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
-  PetscCall((*cusp)(s->shadow, ftype, F));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, s));
   PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatShadowDestroy_Private));

@@ -9,8 +9,7 @@
     phase the shadows' product's values come back into it (and go to its device copy at its next use).
   - Dense result (B MATSEQDENSECUDA): aijcusparse computes straight into the product matrix, with the shadow of
     A standing in for A during its calls.
-  The shadows are a second device copy of the operands, as for the factorizations (gpumat_factor.c): the
-  one-pipeline redesign (issue #19: a device CSR kept by the base) is what removes it.
+  The shadows (gpumat_shadow.c) are a second device copy of the operands, as for the factorizations.
 
   Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device, a host dense operand) SeqAIJ's
   own code runs, or PETSc's column-by-column loop for dense operands, whose products are ours.
@@ -26,34 +25,6 @@ typedef struct {
 } MatGPUMatProduct;
 
 static const char product_key[] = "MatGPUMatProductShadows";
-
-/* A MATSEQAIJCUSPARSE copy of X, or its values again when only they changed */
-static PetscErrorCode MatGPUMatShadowSync(Mat X, Mat *shadow, PetscObjectState *nonzerostate, PetscObjectState *state)
-{
-  PetscObjectState now;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectStateGet((PetscObject)X, &now));
-  if (*shadow && *nonzerostate == X->nonzerostate) {
-    const PetscScalar *a;
-    PetscScalar       *b;
-    const PetscInt    *ai;
-
-    if (now == *state) PetscFunctionReturn(PETSC_SUCCESS);
-    PetscCall(MatSeqAIJGetCSRAndMemType(X, &ai, NULL, NULL, NULL));
-    PetscCall(MatSeqAIJGetArrayRead(X, &a));
-    PetscCall(MatSeqAIJGetArrayWrite(*shadow, &b)); /* marks the shadow's device values stale */
-    PetscCall(PetscArraycpy(b, a, X->rmap->n ? ai[X->rmap->n] : 0));
-    PetscCall(MatSeqAIJRestoreArrayWrite(*shadow, &b));
-    PetscCall(MatSeqAIJRestoreArrayRead(X, &a));
-  } else {
-    PetscCall(MatDestroy(shadow));
-    PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
-    *nonzerostate = X->nonzerostate;
-  }
-  *state = now;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode MatGPUMatProductDestroy_Private(PetscGPUMatCtxArg ctx)
 {

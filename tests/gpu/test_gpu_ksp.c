@@ -85,6 +85,62 @@ static PetscErrorCode Compare(Mat A, const char *problem, KSPType ksptype, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  A factor asked for before the matrix is assembled (PETSc's KSP tests ex45: KSPSetFromOptions() of a PC that
+  factors calls MatGetFactor() to learn the ordering), then ILU(0) on the device once it is: the residual is small
+  and the factor is cuSPARSE's
+*/
+static PetscErrorCode CheckFactorBeforeAssembly(const char *type)
+{
+  const PetscInt n = 500;
+  Mat            A, F;
+  Vec            x, b, r;
+  KSP            ksp;
+  PC             pc;
+  MatSolverType  solver;
+  PetscReal      rn, bn;
+  PetscBool      cusparse;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &A));
+  PetscCall(MatSetSizes(A, n, n, n, n));
+  PetscCall(MatSetType(A, type));
+  PetscCall(MatSetUp(A));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCILU));
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 200));
+  PetscCall(KSPSetFromOptions(ksp));
+  for (PetscInt i = 0; i < n; i++) {
+    if (i > 0) PetscCall(MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES));
+    if (i < n - 1) PetscCall(MatSetValue(A, i, i + 1, -1.5, INSERT_VALUES));
+    PetscCall(MatSetValue(A, i, i, 4.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAXPY(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &rn));
+  PetscCall(VecNorm(b, NORM_2, &bn));
+  PetscCall(PCFactorGetMatrix(pc, &F));
+  PetscCall(MatFactorGetSolverType(F, &solver));
+  PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
+  TEST_CHECK(rn <= 1e-8 * bn, "%s: ILU(0) set up before assembly: relative residual %.2e", type, (double)(rn / bn));
+  TEST_CHECK(cusparse, "%s: ILU(0) set up before assembly: the factor is cuSPARSE's (got %s)", type, solver);
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -112,6 +168,7 @@ int main(int argc, char **argv)
     PetscBool ellr, rgcsr, cmrs;
 
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
+    PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
     PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));

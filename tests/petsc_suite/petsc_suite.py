@@ -555,10 +555,10 @@ def drop_our_views(lines):
 
 
 def strip_runner(lines):
-    """Drop what the runner's own options add: their lines in PETSc's report of unused options (-dm_mat_type in a
+    """Drop what the runner's own options add: -malloc_dump's lines (classed as leaks apart), their lines in PETSc's report of unused options (-dm_mat_type in a
     program without a DM, ...), and the report's header when nothing else is in it (its count line made neutral)."""
     out, i = [], 0
-    lines = [l for l in lines if not ERROR_OPTION.search(l)]
+    lines = [l for l in lines if not ERROR_OPTION.search(l) and not LEAK.match(l)]  # -malloc_dump: the leak class
     while i < len(lines):
         if not lines[i].startswith("WARNING! There are options you set that were not used"):
             out.append(lines[i])
@@ -799,7 +799,7 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
     for _, why in skipped:
         key = skip_kind(why)
         reasons[key] = reasons.get(key, 0) + 1
-    top = sorted(reasons.items(), key=lambda x: -x[1])
+    top = sorted(reasons.items(), key=lambda x: (not x[0].startswith("not reached"), -x[1]))  # a shard cut short: first
     md += ["Test commands of these sets not run here (%d), by reason:" % len(skipped), ""]
     md += ["- %d: %s" % (n, why) for why, n in top[:15]]
     md += ["- %d: other reasons" % sum(n for _, n in top[15:])] if top[15:] else []
@@ -836,6 +836,7 @@ def main():
                                  epilog="See the module docstring and docs/petsc-test-suite.md.")
     ap.add_argument("--mode", choices=("cpu", "gpu"), default="cpu")
     ap.add_argument("--sets", default=DEFAULT_SETS, help="comma-separated: " + ", ".join(SETS))
+    ap.add_argument("--deadline", type=float, default=0, help="start no run after this many seconds (0: none); reports cover what ran")
     ap.add_argument("--ci", action="store_true", help="the fixed CI subset (CI_TESTS), whatever --sets says")
     ap.add_argument("--only", help="a regular expression on the test labels")
     ap.add_argument("--start", type=int, default=0, help="first command (index in --list's order)")
@@ -961,11 +962,23 @@ def main():
     os.makedirs(os.path.join(a.out, "logs"))
     fatal_seen = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        futs = [(u, v, ex.submit(run_one, u, v, a, ctx)) for u in units for v in variants]
-        done = 0
+        def run_in_time(u, v):  # None: not started, --deadline passed
+            return None if a.deadline and time.time() - t0 > a.deadline else run_one(u, v, a, ctx)
+
+        futs = [(u, v, ex.submit(run_in_time, u, v)) for u in units for v in variants]
+        done = late = 0
+        first_late = None
         for u, v, f in futs:
             runs[(u["label"], v)] = f.result()
             if v != variants[-1]:
+                continue
+            if any(runs[(u["label"], w)] is None for w in variants):
+                for w in variants:
+                    runs.pop((u["label"], w))
+                skipped.append((u["label"], "not reached before --deadline (resume with --start)"))
+                first_late = done if first_late is None else first_late
+                late += 1
+                done += 1
                 continue
             base = runs.pop((u["label"], "baseline"))
             base_norm = normalise(apply_filter(base["out"], u["filter"]), a.mode, False)
@@ -998,6 +1011,9 @@ def main():
             done += 1
             if not a.report_lines and (done % 25 == 0 or done == len(units)):
                 say("petsc_suite: %d/%d commands done (%.0f s)" % (done, len(units), time.time() - t0))
+    if late:
+        say("petsc_suite: --deadline %.0f s passed: %d of %d commands not run, the first of them is number %d (--start)" % (
+            a.deadline, late, len(units), a.start + first_late))
     table = write_reports(results, skipped, notbuilt, a, petsc, time.time() - t0)
     print("\n".join(table))
     print("petsc_suite: %d commands in %.0f s; summary, failures and results.csv in %s" % (len(units), time.time() - t0, a.out))
