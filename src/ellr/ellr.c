@@ -162,18 +162,20 @@ static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
   device arrays: the layout is built on the GPU from the CSR, the host layout code (ellr_layout.c) being its
   oracle in the tests. Peak device memory: the layout + the CSR.
 */
-static PetscErrorCode MatELLRFillOnDevice_Private(Mat A, Mat_SeqELLRCUDA *e, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatELLRFillOnDevice_Private(Mat A, Mat_SeqELLRCUDA *e, PetscBool structure, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
 {
   PetscInt      *d_aj = NULL;
   PetscScalar   *d_aa = NULL;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
+  /* (structure is a flag of its own: a matrix without entries may have no column array at all, and its row
+     lengths must still be written) */
   ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&d_aa);
-  if (!ierr && aj) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
+  if (!ierr && structure) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
   if (!ierr) ierr = MatGPUMatCopyToDevice(d_aa, aa, (size_t)nnz * sizeof(PetscScalar));
-  if (!ierr && aj) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
-  if (!ierr) ierr = MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, (PetscBool)(aj != NULL), e->d_ai, d_aj, d_aa, e->d_rl, e->d_col, e->d_val);
+  if (!ierr && structure) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
+  if (!ierr) ierr = MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, structure, e->d_ai, d_aj, d_aa, e->d_rl, e->d_col, e->d_val);
   PetscCall(MatGPUMatDeviceFree((void **)&d_aa)); /* cudaFree() waits for the kernel */
   PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
   PetscCall(ierr);
@@ -204,7 +206,7 @@ static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, PetscInt m, const PetscInt *
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&e->d_val));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&e->d_ai));
   PetscCall(MatGPUMatCopyToDevice(e->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
-  PetscCall(MatELLRFillOnDevice_Private(A, e, m ? ai[m] : 0, aj, aa));
+  PetscCall(MatELLRFillOnDevice_Private(A, e, PETSC_TRUE, m ? ai[m] : 0, aj, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -216,7 +218,7 @@ static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, const PetscInt *ai, con
   PetscFunctionBegin;
   (void)aj;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRFillOnDevice_Private(A, e, e->m ? ai[e->m] : 0, NULL, aa));
+  PetscCall(MatELLRFillOnDevice_Private(A, e, PETSC_FALSE, e->m ? ai[e->m] : 0, NULL, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

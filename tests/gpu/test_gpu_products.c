@@ -275,6 +275,41 @@ static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Matrices without a single entry, made as PETSc's sub-matrix and DM code makes them (no preallocation: SeqAIJ may
+  have no column array at all), square and rectangular: every product gives the reference (y, or 0), outputs
+  poisoned first. (Regression: ELLPACK-R's device build left the row lengths unwritten when there was no column
+  array; PETSc's KSP tests ex9, PCFIELDSPLIT of a MATNEST with empty off-diagonal blocks, read garbage lengths.)
+*/
+static PetscErrorCode TestNoEntries(const char *type, PetscRandom rnd)
+{
+  const PetscInt sizes[][2] = {
+    {7, 3},
+    {3, 7},
+    {5, 5}
+  };
+
+  PetscFunctionBeginUser;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(sizes); k++) {
+    Mat  A, B;
+    char what[128];
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, &B));
+    PetscCall(MatSetSizes(B, sizes[k][0], sizes[k][1], sizes[k][0], sizes[k][1]));
+    PetscCall(MatSetType(B, type));
+    PetscCall(MatSetUp(B));
+    PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(B, MATSEQAIJ, MAT_INITIAL_MATRIX, &A));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s without entries, %" PetscInt_FMT " x %" PetscInt_FMT, type, sizes[k][0], sizes[k][1]));
+    PetscCall(CheckAllProducts(A, B, rnd, what, PETSC_TRUE));
+    if (!strcmp(type, MATELLRCUDA)) PetscCall(CheckELLRDeviceLayout(B, what, "at its build"));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Values change (same pattern: values-only upload), pattern changes (rebuild), MatBindToCPU back and forth */
 static PetscErrorCode TestDeviceRefresh(const char *type, PetscRandom rnd)
 {
@@ -625,6 +660,7 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscBool more = PETSC_TRUE;
 
+    PetscCall(TestNoEntries(types[t], rnd));
     for (PetscInt idx = 0; more; idx++) {
       Mat A;
 
