@@ -56,7 +56,10 @@ static PetscErrorCode MatMPIGPUMatInstallOps(Mat A, MatGPUMatInstallWhat what)
   PetscFunctionBegin;
 #define GPUMAT_SLOT_OVERRIDE(op, fn) GPUMAT_OVERRIDE(A, m, op, fn);
 #define GPUMAT_SLOT_RESTORE(op, fn)  GPUMAT_RESTORE(A, m, op, fn);
-  if (what == GPUMAT_INSTALL_ALL) { GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat) }
+  if (what == GPUMAT_INSTALL_ALL) {
+    GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat)
+    GPUMAT_MPI_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat)
+  }
   GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_OVERRIDE, _MPIGPUMat)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -67,6 +70,7 @@ static PetscErrorCode MatMPIGPUMatUninstallOps(Mat A)
 
   PetscFunctionBegin;
   GPUMAT_LIFECYCLE_SLOTS(GPUMAT_SLOT_RESTORE, _MPIGPUMat)
+  GPUMAT_MPI_SLOTS(GPUMAT_SLOT_RESTORE, _MPIGPUMat)
   GPUMAT_COMPUTE_SLOTS(GPUMAT_SLOT_RESTORE, _MPIGPUMat)
 #undef GPUMAT_SLOT_OVERRIDE
 #undef GPUMAT_SLOT_RESTORE
@@ -644,5 +648,38 @@ PetscErrorCode MatCreateMPI_GPUMat(MPI_Comm comm, MatType root, PetscInt m, Pets
   PetscCallMPI(MPI_Comm_size(comm, &size));
   if (size > 1) PetscCall(MatMPIAIJSetPreallocation(*A, d_nz, d_nnz, o_nz, o_nnz));
   else PetscCall(MatSeqAIJSetPreallocation(*A, d_nz, d_nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The MPI types' productsetfromoptions: MPIAIJ's own, with its "backend" algorithm (MatProductSymbolic_MPIAIJBACKEND)
+  as the default for AB, AtB and PtAP of operands all of one of our MPI types where a device is usable: the products
+  of the local blocks then run on the device as the seq types' do (gpumat_product.c), and MPIAIJ assembles the result (COO, on
+  the host) from them, instead of its own host algorithms. A user's algorithm (-matptap_via, -mat_product_algorithm,
+  MatProductSetAlgorithm()) is MPIAIJ's to read and wins.
+*/
+PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat C)
+{
+  Mat_Product *product = C->product;
+  Mat          X[3]    = {product->A, product->B, product->type == MATPRODUCT_ABC ? product->C : NULL};
+  PetscBool    device  = PETSC_FALSE, same = PETSC_TRUE, isdefault;
+  VecType      vtype;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDefaultVecType(&vtype));
+  if (!strcmp(vtype, VECCUDA) && !C->structure_only && (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_PtAP)) {
+    device = PETSC_TRUE;
+    for (PetscInt i = 0; i < 3; i++) {
+      if (!X[i]) continue;
+      PetscCall(PetscObjectTypeCompare((PetscObject)X[i], ((PetscObject)X[0])->type_name, &same));
+      device = (PetscBool)(device && same && !X[i]->boundtocpu && X[i]->assembled);
+    }
+  }
+  PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMDEFAULT, &isdefault));
+  if (device && isdefault) {
+    PetscCall(MatProductSetAlgorithm(C, "backend"));
+    PetscCall(PetscInfo(C, "MatProduct %s of %s: MPIAIJ's backend algorithm, the local products on the device\n", MatProductTypes[product->type], ((PetscObject)X[0])->type_name));
+  }
+  PetscCall((*((Mat_MPIGPUMat *)product->A->spptr)->hostops.productsetfromoptions)(C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

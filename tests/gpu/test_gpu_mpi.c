@@ -168,6 +168,97 @@ static PetscErrorCode Solve(PetscBool cd, PetscInt k, MatType type, PetscInt *it
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ||X - Y||_F / ||Y||_F of two parallel matrices of the same layout (Y converted to X's type for the difference) */
+static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
+{
+  Mat       D;
+  PetscReal ny;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(X, MATMPIAIJ, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatAXPY(D, -1.0, Y, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(D, NORM_FROBENIUS, d));
+  PetscCall(MatNorm(Y, NORM_FROBENIUS, &ny));
+  *d /= PetscMax(ny, PETSC_SMALL);
+  PetscCall(MatDestroy(&D));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Sparse products of the MPI types (A the 3-D Laplacian, P the DMDA interpolation from a coarser grid, both of
+  `root`): AB, AtB, PtAP with MPIAIJ's backend algorithm (the local products on the device), of our type, equal to
+  MPIAIJ's products of host copies; again after new values of A (the numeric phase); and -matptap_via scalable
+  keeps MPIAIJ's own algorithm.
+*/
+static PetscErrorCode CheckSparseProducts(const char *root)
+{
+  DM          daf, dac;
+  Mat         A, P, Ah, Ph, C[3], Ch[3];
+  const char *names[3] = {"AB", "AtB", "PtAP"};
+  PetscReal   d;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateProblem(PETSC_FALSE, 17, root, &daf, &A));
+  PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 9, 9, 9, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &dac));
+  PetscCall(DMSetUp(dac));
+  PetscCall(DMCreateInterpolation(dac, daf, &P, NULL));
+  PetscCall(MatConvert(P, root, MAT_INPLACE_MATRIX, &P));
+  PetscCall(MatConvert(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &Ah));
+  PetscCall(MatConvert(P, MATMPIAIJ, MAT_INITIAL_MATRIX, &Ph));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    MatReuse reuse = pass ? MAT_REUSE_MATRIX : MAT_INITIAL_MATRIX;
+
+    PetscCall(MatMatMult(A, P, reuse, PETSC_DETERMINE, &C[0]));
+    PetscCall(MatTransposeMatMult(P, A, reuse, PETSC_DETERMINE, &C[1]));
+    PetscCall(MatPtAP(A, P, reuse, PETSC_DETERMINE, &C[2]));
+    PetscCall(MatMatMult(Ah, Ph, reuse, PETSC_DETERMINE, &Ch[0]));
+    PetscCall(MatTransposeMatMult(Ph, Ah, reuse, PETSC_DETERMINE, &Ch[1]));
+    PetscCall(MatPtAP(Ah, Ph, reuse, PETSC_DETERMINE, &Ch[2]));
+    for (PetscInt i = 0; i < 3; i++) {
+      MatProductAlgorithm alg = NULL;
+      MatType             atype, ctype;
+      PetscBool           backend = PETSC_FALSE, ours;
+
+      PetscCall(RelativeDifference(C[i], Ch[i], &d));
+      PetscCall(MatGetType(A, &atype));
+      PetscCall(MatGetType(C[i], &ctype));
+      PetscCall(PetscStrcmp(atype, ctype, &ours));
+      PetscCall(MatProductGetAlgorithm(C[i], &alg));
+      if (alg) PetscCall(PetscStrcmp(alg, "backend", &backend));
+      TEST_CHECK(d < 1e-13, "%s MPI %s%s equals MPIAIJ's (difference %.2e)", root, names[i], pass ? " again, new values of A" : "", (double)d);
+      TEST_CHECK(ours, "%s MPI %s: the result is a %s (got %s)", root, names[i], atype, ctype);
+      TEST_CHECK(backend, "%s MPI %s: MPIAIJ's backend algorithm (local products on the device; got %s)", root, names[i], alg ? alg : "no product data");
+    }
+    PetscCall(MatScale(A, 1.5));
+    PetscCall(MatScale(Ah, 1.5));
+  }
+  { /* the user's algorithm wins */
+    Mat                 S;
+    MatProductAlgorithm alg = NULL;
+    PetscBool           scalable = PETSC_FALSE;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", "scalable"));
+    PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &S));
+    PetscCall(PetscOptionsClearValue(NULL, "-matptap_via"));
+    PetscCall(MatProductGetAlgorithm(S, &alg));
+    if (alg) PetscCall(PetscStrcmp(alg, "scalable", &scalable));
+    PetscCall(RelativeDifference(S, Ch[2], &d));
+    TEST_CHECK(scalable && d < 1e-13, "%s MPI PtAP with -matptap_via scalable: MPIAIJ's scalable algorithm (got %s), difference %.2e", root, alg ? alg : "no product data", (double)d);
+    PetscCall(MatDestroy(&S));
+  }
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscCall(MatDestroy(&C[i]));
+    PetscCall(MatDestroy(&Ch[i]));
+  }
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&Ph));
+  PetscCall(DMDestroy(&daf));
+  PetscCall(DMDestroy(&dac));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The halo exchange a 3-D Laplacian's MPI matrix uses after a product on CUDA vectors, as MatView() says it;
   with -expect_ipc (every rank on one node, the GPU machines) it must be CUDA IPC
@@ -317,6 +408,7 @@ int main(int argc, char **argv)
   for (PetscInt t = 0; t < ntypes; t++) {
     if (size > 1) PetscCall(CheckHaloExchange(types[t], expect_ipc));
     if (size > 1) PetscCall(CheckFirstProductBehindBusyDevice(types[t]));
+    if (size > 1) PetscCall(CheckSparseProducts(types[t]));
     for (PetscInt idx = 0;; idx++) {
       Mat       S;
       char      name[128];
