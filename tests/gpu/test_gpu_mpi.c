@@ -237,6 +237,7 @@ static PetscErrorCode CheckSparseProducts(const char *root)
     MatProductAlgorithm alg = NULL;
     PetscBool           scalable = PETSC_FALSE;
 
+    PetscCall(MatPtAP(Ah, Ph, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ch[2])); /* A's latest values */
     PetscCall(PetscOptionsSetValue(NULL, "-matptap_via", "scalable"));
     PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &S));
     PetscCall(PetscOptionsClearValue(NULL, "-matptap_via"));
