@@ -25,6 +25,7 @@ typedef struct {
   MatGPUMatHalo      *staged;   /* the same exchange for forward products, overlapping the diagonal block (NULL: use halo) */
   PetscBool           use_vecscatter; /* -mat_gpumat_halo_vecscatter: forward products use PETSc's VecScatter too */
   PetscBool           no_ipc;         /* -mat_gpumat_halo_ipc 0: the exchange never uses CUDA IPC */
+  PetscBool           device_products; /* -mat_gpumat_mpi_device_products: MPIAIJ's backend products, local ones on the device */
   Vec                 ghost[2]; /* those entries on the host [0] and on the device [1], created at first use */
   PetscInt            nghost;
 } Mat_MPIGPUMat;
@@ -410,6 +411,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems 
       PetscCall(MatMPIGPUMatDestroyHalo(m)); /* rebuilt at the next product */
     }
   }
+  PetscCall(PetscOptionsBool("-mat_gpumat_mpi_device_products", "Sparse products (AB, AtB, PtAP) by MPIAIJ's backend algorithm: the local products on the device, assembled on the host", "MatProductSetFromOptions", m->device_products, &m->device_products, NULL));
   PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
@@ -529,6 +531,7 @@ static PetscErrorCode MatConvert_MPIAIJ_MPIGPUMat(Mat A, const MatGPUFormat *for
 
     PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpumat_halo_vecscatter", &m->use_vecscatter, NULL));
     PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpumat_halo_ipc", &ipc, NULL));
+    PetscCall(PetscOptionsGetBool(((PetscObject)B)->options, ((PetscObject)B)->prefix, "-mat_gpumat_mpi_device_products", &m->device_products, NULL));
     m->no_ipc = (PetscBool)!ipc;
   }
   B->boundtocpu = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU */
@@ -612,7 +615,8 @@ static PetscErrorCode MatDuplicate_MPIGPUMat(Mat A, MatDuplicateOption op, Mat *
   PetscCall((*m->hostops.duplicate)(A, op, B));
   PetscCall(MatConvert_MPIAIJ_MPIGPUMat(*B, m->format, MAT_INPLACE_MATRIX, B));
   PetscCall(m->format->copyparameters(m->params, ((Mat_MPIGPUMat *)(*B)->spptr)->params));
-  ((Mat_MPIGPUMat *)(*B)->spptr)->use_vecscatter = m->use_vecscatter;
+  ((Mat_MPIGPUMat *)(*B)->spptr)->use_vecscatter  = m->use_vecscatter;
+  ((Mat_MPIGPUMat *)(*B)->spptr)->device_products = m->device_products;
   if (m->no_ipc) {
     ((Mat_MPIGPUMat *)(*B)->spptr)->no_ipc = PETSC_TRUE;
     PetscCall(MatMPIGPUMatDestroyHalo((Mat_MPIGPUMat *)(*B)->spptr));
@@ -652,11 +656,13 @@ PetscErrorCode MatCreateMPI_GPUMat(MPI_Comm comm, MatType root, PetscInt m, Pets
 }
 
 /*
-  The MPI types' productsetfromoptions: MPIAIJ's own, with its "backend" algorithm (MatProductSymbolic_MPIAIJBACKEND)
-  as the default for AB, AtB and PtAP of operands all of one of our MPI types where a device is usable: the products
-  of the local blocks then run on the device as the seq types' do (gpumat_product.c), and MPIAIJ assembles the result (COO, on
-  the host) from them, instead of its own host algorithms. A user's algorithm (-matptap_via, -mat_product_algorithm,
-  MatProductSetAlgorithm()) is MPIAIJ's to read and wins.
+  The MPI types' productsetfromoptions: MPIAIJ's own. With -mat_gpumat_mpi_device_products, its "backend" algorithm
+  (MatProductSymbolic_MPIAIJBACKEND) becomes the default for AB, AtB and PtAP of operands all of one of our MPI types
+  where a device is usable: the products of the local blocks then run on the device as the seq types' do
+  (gpumat_product.c), and MPIAIJ assembles the result (COO, on the host) from them. Off by default: on 2 ranks
+  sharing an H100 it made GAMG's and Galerkin multigrid's setup slower than MPIAIJ's host algorithms (shadow copies,
+  results back to the host, our device copies rebuilt; docs/data/clients-mpi-products-2026-11-23-H100.md). A user's
+  algorithm (-matptap_via, -mat_product_algorithm, MatProductSetAlgorithm()) is MPIAIJ's to read and wins.
 */
 PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat C)
 {
@@ -667,7 +673,7 @@ PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat C)
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDefaultVecType(&vtype));
-  if (!strcmp(vtype, VECCUDA) && !C->structure_only && (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_PtAP)) {
+  if (((Mat_MPIGPUMat *)product->A->spptr)->device_products && !strcmp(vtype, VECCUDA) && !C->structure_only && (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_PtAP)) {
     device = PETSC_TRUE;
     for (PetscInt i = 0; i < 3; i++) {
       if (!X[i]) continue;

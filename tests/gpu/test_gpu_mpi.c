@@ -186,7 +186,8 @@ static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
 
 /*
   Sparse products of the MPI types (A the 3-D Laplacian, P the DMDA interpolation from a coarser grid, both of
-  `root`): AB, AtB, PtAP with MPIAIJ's backend algorithm (the local products on the device), of our type, equal to
+  `root`) with -mat_gpumat_mpi_device_products: AB, AtB, PtAP with MPIAIJ's backend algorithm (the local products
+  on the device), of our type, equal to
   MPIAIJ's products of host copies; again after new values of A (the numeric phase); and -matptap_via scalable
   keeps MPIAIJ's own algorithm.
 */
@@ -198,6 +199,7 @@ static PetscErrorCode CheckSparseProducts(const char *root)
   PetscReal   d;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_mpi_device_products", "1")); /* read when the matrices are made */
   PetscCall(CreateProblem(PETSC_FALSE, 17, root, &daf, &A));
   PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 9, 9, 9, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &dac));
   PetscCall(DMSetUp(dac));
@@ -257,6 +259,7 @@ static PetscErrorCode CheckSparseProducts(const char *root)
   PetscCall(MatDestroy(&Ph));
   PetscCall(DMDestroy(&daf));
   PetscCall(DMDestroy(&dac));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_mpi_device_products"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
