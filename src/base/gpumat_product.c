@@ -7,14 +7,16 @@
   aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense CUDA operand).
   - Sparse result: the product matrix is of A's type, with the structure of the shadows' product; at each numeric
     phase the shadows' product's values come back into it (and go to its device copy at its next use).
-  - Dense result (B MATSEQDENSECUDA): aijcusparse computes straight into the product matrix, with the shadow of
-    A standing in for A during its calls.
+  - Dense result (B MATSEQDENSECUDA): with -mat_gpumat_block_kernel, A B with at most 8 columns runs the format's
+    block kernel where it has one (ELLPACK-R with one thread per row); otherwise aijcusparse computes straight into the product matrix, with the
+    shadow of A standing in for A during its calls.
   The shadows (gpumat_shadow.c) are a second device copy of the operands, as for the factorizations.
 
   Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device, a host dense operand) SeqAIJ's
   own code runs, or PETSc's column-by-column loop for dense operands, whose products are ours.
 */
 #include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice_cuda.h>
 
 typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
@@ -123,15 +125,110 @@ static Mat MatGPUMatProductFirstOurs(Mat X[3])
   return NULL;
 }
 
+/*
+  Blocks of vectors (KSPMatSolve, block Krylov): with -mat_gpumat_block_kernel, C = A B with B a dense CUDA block of
+  at most 8 columns runs the format's block kernel where it has one for A's layout: each entry of A is read once
+  for all the columns, where cuSPARSE's SpMM on the shadow reads a second copy of A. Off by default until it is
+  verified and measured on a GPU (issue #22's 1.5x per vector target).
+*/
+PetscBool MatGPUMatBlockKernelOn = PETSC_FALSE;
+
+static PetscErrorCode MatGPUMatBlockKernelUsable(Mat C, PetscBool *yes)
+{
+  Mat_Product *product = C->product;
+  Mat          A = product->A, B = product->B;
+  Mat_GPUMat  *g;
+  PetscBool    densecuda, cdense = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  *yes = PETSC_FALSE;
+  if (!MatGPUMatBlockKernelOn || product->type != MATPRODUCT_AB || !MatGPUMatIsOurs(A)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSECUDA, &densecuda));
+  if (((PetscObject)C)->type_name) PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cdense));
+  g = (Mat_GPUMat *)A->spptr;
+  if (!densecuda || !cdense || g->compress_rows || !g->format->multblock || B->cmap->n < 1 || B->cmap->n > 8) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(g->format->multblock(A, B->cmap->n, NULL, yes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
+{
+  Mat                A = C->product->A, B = C->product->B;
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  PetscInt           nv = B->cmap->n;
+  MatGPUMultArgs     args;
+  PetscDeviceContext dctx;
+  void              *handle;
+  const PetscScalar *x;
+  PetscScalar       *z;
+  PetscBool          can;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&args, sizeof(args)));
+  PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  args.stream = handle ? *(cudaStream_t *)handle : NULL;
+  PetscCall(MatDenseGetLDA(B, &args.ldx));
+  PetscCall(MatDenseGetLDA(C, &args.ldz));
+  PetscCall(MatDenseCUDAGetArrayRead(B, &x));
+  PetscCall(MatDenseCUDAGetArrayWrite(C, &z));
+  args.x = x;
+  args.z = z;
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(g->format->multblock(A, nv, &args, &can));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatDenseCUDARestoreArrayWrite(C, &z));
+  PetscCall(MatDenseCUDARestoreArrayRead(B, &x));
+  if (can) PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)g->nnz * nv));
+  else { /* the layout changed since the symbolic phase (a rebuild chose other parameters): one product per column */
+    for (PetscInt k = 0; k < nv; k++) {
+      Vec xk, zk;
+
+      PetscCall(MatDenseGetColumnVecRead(B, k, &xk));
+      PetscCall(MatDenseGetColumnVecWrite(C, k, &zk));
+      PetscCall(MatMult(A, xk, zk));
+      PetscCall(MatDenseRestoreColumnVecWrite(C, k, &zk));
+      PetscCall(MatDenseRestoreColumnVecRead(B, k, &xk));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSymbolic_GPUMat_Block(Mat C)
+{
+  Mat A = C->product->A, B = C->product->B;
+
+  PetscFunctionBegin;
+  PetscCall(MatSetSizes(C, A->rmap->n, B->cmap->n, A->rmap->N, B->cmap->N));
+  if (!((PetscObject)C)->type_name) PetscCall(MatSetType(C, MATSEQDENSECUDA));
+  PetscCall(MatSetUp(C));
+  C->ops->productnumeric = MatProductNumeric_GPUMat_Block;
+  { /* a mark the tests read: which device path the product took */
+    PetscContainer mark;
+
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &mark));
+    PetscCall(PetscObjectCompose((PetscObject)C, "MatGPUMatBlockKernel", (PetscObject)mark));
+    PetscCall(PetscContainerDestroy(&mark));
+  }
+  PetscCall(PetscInfo(C, "MatProduct AB of %s and a block of %" PetscInt_FMT " vectors: the format's block kernel\n", ((PetscObject)A)->type_name, B->cmap->n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
 {
   Mat_Product      *product = C->product;
   MatGPUMatProduct *p;
   PetscContainer    c;
   Mat               S[3];
-  PetscBool         dense;
+  PetscBool         dense, block;
 
   PetscFunctionBegin;
+  PetscCall(MatGPUMatBlockKernelUsable(C, &block));
+  if (block) {
+    PetscCall(MatProductSymbolic_GPUMat_Block(C));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscNew(&p));
   p->operand[0] = product->A;
   p->operand[1] = product->B;

@@ -50,6 +50,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscLogEventRegister("GPUMatHostFallback", MAT_CLASSID, &MAT_GPUMatHostFallback));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_check_products", &MatGPUMatCheckProductsOn, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &MatGPUMatBlockKernelOn, NULL));
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());

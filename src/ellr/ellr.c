@@ -275,6 +275,22 @@ static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
+static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
+{
+  Mat_SeqELLRCUDA *e;
+  PetscInt         T;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  if (args) T = e->T;
+  else PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T)); /* what the next build will use */
+  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= 8);
+  if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatELLRCUDALaunchMultBlock(args->stream, e->m, nvec, e->d_rl, e->d_col, e->d_val, args->x, args->ldx, args->z, args->ldz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatMultTranspose_ELLR(Mat A, const MatGPUMultArgs *args)
 {
   Mat_SeqELLRCUDA *e;
@@ -325,6 +341,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   MatGPUFormatMultTranspose_ELLR,
   MatGPUFormatGetInfo_ELLR,
   MatComposeELLR_Private,
+  MatGPUFormatMultBlock_ELLR,
 };
 
 /*MC

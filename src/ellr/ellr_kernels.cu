@@ -60,6 +60,31 @@ __global__ void __launch_bounds__(kBlock) ellr_fill(int m, int T, int width, int
   if (tid < (long long)m * T) MatELLRFillThread(tid, m, T, width, structure, ai, aj, aa, rl, col, val);
 }
 
+/*
+  Z[:, k] = A X[:, k] for NV columns of dense column-major blocks (leading dimensions ldx, ldz), one thread per row
+  (T = 1): each entry of A is read once for all NV vectors, the reason for a block product (KSPMatSolve).
+*/
+template <int NV>
+__global__ void __launch_bounds__(kBlock) ellr_mult_block(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, int ldx, PetscScalar *__restrict__ z, int ldz)
+{
+  const int   row = (int)((long long)blockIdx.x * kBlock + threadIdx.x);
+  PetscScalar acc[NV];
+
+  if (row >= m) return;
+#pragma unroll
+  for (int k = 0; k < NV; k++) acc[k] = 0;
+  const int len = rl[row];
+  long long s   = row;
+  for (int j = 0; j < len; j++, s += m) {
+    const PetscScalar v = val[s];
+    const int         c = col[s];
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc[k] += v * __ldg(x + c + (long long)k * ldx);
+  }
+#pragma unroll
+  for (int k = 0; k < NV; k++) z[row + (long long)k * ldz] = acc[k];
+}
+
 unsigned int blocks_for(PetscInt m, PetscInt T)
 {
   return (unsigned int)(((long long)m * T + kBlock - 1) / kBlock);
@@ -114,6 +139,34 @@ PetscErrorCode MatELLRCUDALaunchFill(void *s, PetscInt T, PetscInt m, PetscInt w
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   ellr_fill<<<blocks_for(m, T), kBlock, 0, stream>>>((int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatELLRCUDALaunchMultBlock(void *s, PetscInt m, PetscInt nv, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscInt ldx, PetscScalar *z, PetscInt ldz)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int nb     = blocks_for(m, 1);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (nv) {
+#define ELLR_BLOCK_CASE(NV) \
+  case NV: \
+    ellr_mult_block<NV><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, (int)ldx, z, (int)ldz); \
+    break;
+    ELLR_BLOCK_CASE(1)
+    ELLR_BLOCK_CASE(2)
+    ELLR_BLOCK_CASE(3)
+    ELLR_BLOCK_CASE(4)
+    ELLR_BLOCK_CASE(5)
+    ELLR_BLOCK_CASE(6)
+    ELLR_BLOCK_CASE(7)
+    ELLR_BLOCK_CASE(8)
+#undef ELLR_BLOCK_CASE
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
+  }
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -15,7 +15,7 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
 #include <petscdevice_cuda.h>
 #include "../common/testutil.h"
 
-static PetscBool gpu;
+static PetscBool gpu, blockkernel; /* -mat_gpumat_block_kernel: the dense products of ELLPACK-R (T = 1) run its block kernel */
 
 /* || X - Y ||_F / max(|| Y ||_F, 1): X of any type, Y a host reference of the same shape (AIJ or dense) */
 static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
@@ -96,6 +96,21 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   PetscCall(PetscStrcmp(atype, ctype, &ours));
   PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatProductShadows", &shadows));
   ondevice = (PetscBool)(shadows != NULL);
+  {
+    PetscObject block;
+    PetscBool   ellr;
+
+    PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatBlockKernel", &block));
+    ondevice = (PetscBool)(ondevice || block);
+    /* ELLPACK-R with one thread per row (these random matrices: short rows) multiplies blocks with its own kernel */
+    PetscCall(PetscStrcmp(atype, MATSEQELLRCUDA, &ellr));
+    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && ellr) {
+      PetscInt T;
+
+      PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+      if (T == 1 && blockkernel) TEST_CHECK(block != NULL, "%s: AB with a dense block ran the block kernel", label);
+    }
+  }
   TEST_CHECK(d < 1e-13, "%s: %s equals SeqAIJ's (difference %.2e)", label, MatProductTypes[ptype], (double)d);
   if (sparse_result) TEST_CHECK(ours, "%s: %s result is a %s (got %s)", label, MatProductTypes[ptype], atype, ctype);
   TEST_CHECK(ondevice == gpu, "%s: %s ran %s", label, MatProductTypes[ptype], gpu ? "on the device" : "on the host (no device)");
@@ -391,6 +406,7 @@ int main(int argc, char **argv)
     ntypes = 1;
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &bench, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &blockkernel, NULL));
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscCall(TestType(types[t]));
     PetscCall(TestUserAlgorithm(types[t]));

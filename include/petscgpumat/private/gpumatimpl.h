@@ -26,6 +26,7 @@ typedef struct {
   const PetscScalar *x;     /* device input vector */
   const PetscScalar *y;     /* device vector added to the product (NULL: none); may alias z */
   PetscScalar       *z;     /* device output */
+  PetscInt           ldx, ldz; /* block products (multblock): leading dimensions of the column-major blocks x and z */
 } MatGPUMultArgs;
 
 struct _MatGPUFormat {
@@ -45,6 +46,8 @@ struct _MatGPUFormat {
   PetscErrorCode (*multtranspose)(Mat, const MatGPUMultArgs *);          /* z += A^T x (the base initializes z) */
   PetscErrorCode (*getinfo)(Mat, MatGPUMatInfo *);                       /* stored entries, index count, device bytes */
   PetscErrorCode (*compose)(Mat, PetscBool);                             /* compose (or remove) the format's own methods: setters, getters */
+  PetscErrorCode (*multblock)(Mat, PetscInt, const MatGPUMultArgs *, PetscBool *); /* optional: Z = A X for a dense block of n vectors
+                                                                                     (*can: this layout can; args NULL: only ask) */
 };
 
 /* A->spptr of every petscgpumat matrix */
@@ -77,6 +80,7 @@ typedef struct {
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
+PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductBegin(Vec, Vec, Vec *);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *, Vec, Vec, Vec, Vec, PetscBool);
