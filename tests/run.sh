@@ -217,8 +217,8 @@ fi
 # MatProduct of our types (every product type, sparse and dense operands) against SeqAIJ's: on the device where
 # one is usable (cuSPARSE through aijcusparse shadows), else the host path; no leak, nothing left composed
 prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
-# the same with ELLPACK-R's block kernel for products with dense blocks (opt-in until verified on a GPU)
-prog matproduct-block-kernel "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda -mat_ellr_max_fill 0 -mat_gpumat_block_kernel -malloc_dump -checkfunctionlist
+# the same with cuSPARSE SpMM (through the aijcusparse shadow) instead of the formats' block kernels for dense blocks
+prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
 
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices "$real_matrices"

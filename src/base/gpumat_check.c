@@ -13,7 +13,7 @@ PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems PetscOptionsObject)
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
-  PetscCall(PetscOptionsBool("-mat_gpumat_block_kernel", "Products with dense blocks of at most 8 vectors run the format's own block kernel where it has one (ELLPACK-R, T = 1) instead of cuSPARSE SpMM (not yet verified on a GPU)", "", MatGPUMatBlockKernelOn, &MatGPUMatBlockKernelOn, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_block_kernel", "Products with dense blocks of at most 8 vectors run the format's own block kernel where its layout has one (else, or with 0: cuSPARSE SpMM on an aijcusparse copy)", "", MatGPUMatBlockKernelOn, &MatGPUMatBlockKernelOn, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -459,6 +459,21 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Z = A X for a block of nvec <= 8 vectors on unsorted strips without padding; *can says whether this layout can (args NULL: only ask) */
+static PetscErrorCode MatGPUFormatMultBlock_CMRS(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  if (args) *can = (PetscBool)(!c->sorted && !c->M);
+  else *can = (PetscBool)(!c->sort && c->variant != CMRS_VARIANT_PADDED); /* what the next build will make */
+  *can = (PetscBool)(*can && nvec >= 1 && nvec <= 8);
+  if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCMRSCUDALaunchMultBlock(args->stream, c, nvec, args->x, args->ldx, args->z, args->ldz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatMultTranspose_CMRS(Mat A, const MatGPUMultArgs *args)
 {
   Mat_SeqCMRSCUDA *c;
@@ -518,6 +533,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   MatGPUFormatMultTranspose_CMRS,
   MatGPUFormatGetInfo_CMRS,
   MatComposeCMRS_Private,
+  MatGPUFormatMultBlock_CMRS,
 };
 
 /*MC

@@ -103,6 +103,44 @@ __global__ void __launch_bounds__(256) cmrs_mult_transpose(int strips, int m, in
   }
 }
 
+/*
+  Z[:, k] = A X[:, k] for NV columns of dense column-major blocks (leading dimensions ldx, ldz), one thread per row,
+  on unsorted strips without padding, where a row's entries are contiguous: the thread finds them by two binary
+  searches on RowInStrip and reads each entry once for all NV vectors (KSPMatSolve, block Krylov methods).
+*/
+template <int NV, bool PACKED>
+__global__ void __launch_bounds__(256) cmrs_mult_block(int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, int ldx, PetscScalar *__restrict__ z, int ldz)
+{
+  const int   i = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+  PetscScalar acc[NV];
+
+  if (i >= m) return;
+  const int  strip = i / H, r = i - strip * H;
+  long long  lo = sp[strip], hi = sp[strip + 1];
+  const auto row_of = [&](long long j) { return PACKED ? (int)(col[j] >> CMRS_COL_BITS) : (int)ris[j]; };
+
+  for (long long e = hi; lo < e;) { /* the first entry of row r */
+    const long long mid = (lo + e) / 2;
+    if (row_of(mid) < r) lo = mid + 1;
+    else e = mid;
+  }
+  for (long long b = lo; b < hi;) { /* one past its last */
+    const long long mid = (b + hi) / 2;
+    if (row_of(mid) <= r) b = mid + 1;
+    else hi = mid;
+  }
+#pragma unroll
+  for (int k = 0; k < NV; k++) acc[k] = 0;
+  for (long long j = lo; j < hi; j++) {
+    const PetscScalar  v = val[j];
+    const unsigned int c = PACKED ? (col[j] & CMRS_COL_MASK) : col[j];
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc[k] += v * __ldg(x + c + (long long)k * ldx);
+  }
+#pragma unroll
+  for (int k = 0; k < NV; k++) z[i + (long long)k * ldz] = acc[k];
+}
+
 template <int H>
 void launch_mult(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
@@ -185,6 +223,36 @@ PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *s, const Mat_SeqCMRSCUDA *c,
   if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
   if (c->packed) cmrs_mult_transpose<true><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->M > 0, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
   else cmrs_mult_transpose<false><<<blocks, 256, 0, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->M > 0, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSCUDALaunchMultBlock(void *s, const Mat_SeqCMRSCUDA *c, PetscInt nv, const PetscScalar *x, PetscInt ldx, PetscScalar *z, PetscInt ldz)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int blocks = (unsigned int)((c->m + 255) / 256);
+
+  PetscFunctionBegin;
+  PetscCheck(!c->sorted && !c->M, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block kernel needs unsorted strips without padding");
+  if (!c->m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (nv) {
+#define CMRS_BLOCK_CASE(NV) \
+  case NV: \
+    if (c->packed) cmrs_mult_block<NV, true><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz); \
+    else cmrs_mult_block<NV, false><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz); \
+    break;
+    CMRS_BLOCK_CASE(1)
+    CMRS_BLOCK_CASE(2)
+    CMRS_BLOCK_CASE(3)
+    CMRS_BLOCK_CASE(4)
+    CMRS_BLOCK_CASE(5)
+    CMRS_BLOCK_CASE(6)
+    CMRS_BLOCK_CASE(7)
+    CMRS_BLOCK_CASE(8)
+#undef CMRS_BLOCK_CASE
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
+  }
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

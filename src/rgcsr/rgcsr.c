@@ -336,6 +336,22 @@ static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
+static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
+{
+  Mat_SeqRGCSRCUDA *r;
+  PetscInt          T;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  if (args) T = r->T;
+  else PetscCall(MatRGCSRCUDAGetThreadsPerRow_RgCSR(A, &T)); /* what the next build will use */
+  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= 8);
+  if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatRgCSRCUDALaunchMultBlock(args->stream, r, nvec, args->x, args->ldx, args->z, args->ldz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatMultTranspose_RgCSR(Mat A, const MatGPUMultArgs *args)
 {
   Mat_SeqRGCSRCUDA *r;
@@ -390,6 +406,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   MatGPUFormatMultTranspose_RgCSR,
   MatGPUFormatGetInfo_RgCSR,
   MatComposeRgCSR_Private,
+  MatGPUFormatMultBlock_RgCSR,
 };
 
 /*MC

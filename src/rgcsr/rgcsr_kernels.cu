@@ -60,6 +60,35 @@ __global__ void __launch_bounds__(kBlock, 8) rgcsr_mult_transpose(int m, int G, 
   for (int k = lane; k < len; k += T, s += step) atomicAdd(z + cg[s], vg[s] * xi);
 }
 
+/*
+  Z[:, k] = A X[:, k] for NV columns of dense column-major blocks (leading dimensions ldx, ldz), one thread per
+  stored row (T = 1): each entry of A is read once for all NV vectors (KSPMatSolve, block Krylov methods).
+*/
+template <int NV>
+__global__ void __launch_bounds__(kBlock) rgcsr_mult_block(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, int ldx, PetscScalar *__restrict__ z, int ldz)
+{
+  const int   p = (int)((long long)blockIdx.x * kBlock + threadIdx.x);
+  PetscScalar acc[NV];
+
+  if (p >= m) return;
+#pragma unroll
+  for (int k = 0; k < NV; k++) acc[k] = 0;
+  const int                       g = p / G, step = min(G, m - g * G), len = rl[p];
+  const PetscScalar *__restrict__ vg = val + gp[g];
+  const int *__restrict__         cg = col + gp[g];
+  int                             s  = p - g * G;
+
+  for (int j = 0; j < len; j++, s += step) {
+    const PetscScalar v = vg[s];
+    const int         c = cg[s];
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc[k] += v * __ldg(x + c + (long long)k * ldx);
+  }
+  const int i = perm ? perm[p] : p;
+#pragma unroll
+  for (int k = 0; k < NV; k++) z[i + (long long)k * ldz] = acc[k];
+}
+
 void launch_shape(const Mat_SeqRGCSRCUDA *r, unsigned int *blocks, unsigned int *threads)
 {
   const long long total = (long long)r->m * r->T;
@@ -109,6 +138,35 @@ PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *s, const Mat_SeqRGCSRCUDA *
   case 16: rgcsr_mult_transpose<16><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
   case 32: rgcsr_mult_transpose<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *s, const Mat_SeqRGCSRCUDA *r, PetscInt nv, const PetscScalar *x, PetscInt ldx, PetscScalar *z, PetscInt ldz)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int nb     = (unsigned int)((r->m + kBlock - 1) / kBlock);
+
+  PetscFunctionBegin;
+  PetscCheck(r->T == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block kernel needs one thread per row, not %" PetscInt_FMT, r->T);
+  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (nv) {
+#define RGCSR_BLOCK_CASE(NV) \
+  case NV: \
+    rgcsr_mult_block<NV><<<nb, kBlock, 0, stream>>>(RGCSR_ARGS, x, (int)ldx, z, (int)ldz); \
+    break;
+    RGCSR_BLOCK_CASE(1)
+    RGCSR_BLOCK_CASE(2)
+    RGCSR_BLOCK_CASE(3)
+    RGCSR_BLOCK_CASE(4)
+    RGCSR_BLOCK_CASE(5)
+    RGCSR_BLOCK_CASE(6)
+    RGCSR_BLOCK_CASE(7)
+    RGCSR_BLOCK_CASE(8)
+#undef RGCSR_BLOCK_CASE
+  default:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
   }
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);

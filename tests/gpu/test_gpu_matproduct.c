@@ -15,7 +15,7 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
 #include <petscdevice_cuda.h>
 #include "../common/testutil.h"
 
-static PetscBool gpu, blockkernel; /* -mat_gpumat_block_kernel: the dense products of ELLPACK-R (T = 1) run its block kernel */
+static PetscBool gpu, blockkernel = PETSC_TRUE; /* -mat_gpumat_block_kernel (default true): the dense products run the format's block kernel */
 
 /* || X - Y ||_F / max(|| Y ||_F, 1): X of any type, Y a host reference of the same shape (AIJ or dense) */
 static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
@@ -98,18 +98,26 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   ondevice = (PetscBool)(shadows != NULL);
   {
     PetscObject block;
-    PetscBool   ellr;
+    PetscBool   ellr, rgcsr, cmrs, expect = PETSC_FALSE;
 
     PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatBlockKernel", &block));
     ondevice = (PetscBool)(ondevice || block);
-    /* ELLPACK-R with one thread per row (these random matrices: short rows) multiplies blocks with its own kernel */
+    /* a layout with one thread per row (ELLPACK-R, RgCSR: these random matrices have short rows) or unsorted
+       unpadded strips (CMRS) multiplies blocks with its own kernel, unless -mat_gpumat_block_kernel 0 */
     PetscCall(PetscStrcmp(atype, MATSEQELLRCUDA, &ellr));
-    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && ellr) {
-      PetscInt T;
+    PetscCall(PetscStrcmp(atype, MATSEQRGCSRCUDA, &rgcsr));
+    PetscCall(PetscStrcmp(atype, MATSEQCMRSCUDA, &cmrs));
+    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && blockkernel) {
+      PetscInt  T = 0;
+      PetscBool sorted = PETSC_TRUE;
 
-      PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
-      if (T == 1 && blockkernel) TEST_CHECK(block != NULL, "%s: AB with a dense block ran the block kernel", label);
+      if (ellr) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+      if (rgcsr) PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T));
+      if (cmrs) PetscCall(MatCMRSCUDAGetSort(A, &sorted));
+      expect = (PetscBool)(T == 1 || (cmrs && !sorted));
     }
+    if (expect) TEST_CHECK(block != NULL, "%s: AB with a dense block ran the block kernel", label);
+    if (!blockkernel) TEST_CHECK(block == NULL, "%s: -mat_gpumat_block_kernel 0: AB with a dense block ran cuSPARSE SpMM", label);
   }
   TEST_CHECK(d < 1e-13, "%s: %s equals SeqAIJ's (difference %.2e)", label, MatProductTypes[ptype], (double)d);
   if (sparse_result) TEST_CHECK(ours, "%s: %s result is a %s (got %s)", label, MatProductTypes[ptype], atype, ctype);

@@ -59,4 +59,5 @@ typedef struct {
 } Mat_SeqRGCSRCUDA;
 
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *);
