@@ -1,5 +1,6 @@
 /* MATSEQRGCSRCUDA: the row-grouped CSR format as a petscgpumat format (parameters, device copy, registration) */
 #include <petscgpumat/private/rgcsrimpl.h>
+#include <petscdevice_cuda.h>
 
 static const MatGPUFormat MatGPUFormat_RgCSR;
 
@@ -248,6 +249,7 @@ static PetscErrorCode MatGPUFormatFreeDevice_RgCSR(Mat A)
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_gp));
+  PetscCall(MatGPUMatDeviceFree((void **)&r->d_ai));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_rl));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_perm));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_col));
@@ -256,73 +258,144 @@ static PetscErrorCode MatGPUFormatFreeDevice_RgCSR(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the device copy: group offsets, row lengths, the permutation if any, slots, and the CSR row offsets kept for value refreshes */
 static size_t MatRgCSRDeviceBytes(PetscInt m, PetscInt ngroups, PetscBool perm, PetscCount stored)
 {
-  return (size_t)(ngroups + 1) * sizeof(PetscCount) + (size_t)m * sizeof(int) * (perm ? 2 : 1) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
+  return (size_t)(ngroups + 1) * sizeof(PetscCount) + (size_t)m * sizeof(int) * (perm ? 2 : 1) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)(m + 1) * sizeof(PetscInt);
 }
 
-static PetscErrorCode MatRgCSRUpload_Private(Mat A, Mat_SeqRGCSRCUDA *r, const MatRgCSRLayout *L)
+/* The fill step on the device, from the CSR column indices (a build: structure) and values, uploaded for it */
+static PetscErrorCode MatRgCSRFillOnDevice_Private(Mat A, Mat_SeqRGCSRCUDA *r, PetscBool structure, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
 {
+  PetscInt      *d_aj = NULL;
+  PetscScalar   *d_aa = NULL;
+  PetscErrorCode ierr;
+
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(L->ngroups + 1) * sizeof(PetscCount), (void **)&r->d_gp));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&r->d_rl));
-  if (L->perm) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->m * sizeof(int), (void **)&r->d_perm));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(int), (void **)&r->d_col));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->stored * sizeof(PetscScalar), (void **)&r->d_val));
-  PetscCall(MatGPUMatCopyToDevice(r->d_gp, L->gp, (size_t)(L->ngroups + 1) * sizeof(PetscCount)));
-  PetscCall(MatGPUMatCopyToDevice(r->d_rl, L->rl, (size_t)L->m * sizeof(int)));
-  if (L->perm) PetscCall(MatGPUMatCopyToDevice(r->d_perm, L->perm, (size_t)L->m * sizeof(int)));
-  PetscCall(MatGPUMatCopyToDevice(r->d_col, L->col, (size_t)L->stored * sizeof(int)));
-  PetscCall(MatGPUMatCopyToDevice(r->d_val, L->val, (size_t)L->stored * sizeof(PetscScalar)));
+  ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&d_aa);
+  if (!ierr && structure) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
+  if (!ierr) ierr = MatGPUMatCopyToDevice(d_aa, aa, (size_t)nnz * sizeof(PetscScalar));
+  if (!ierr && structure) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
+  if (!ierr) ierr = MatRgCSRCUDALaunchFill(NULL, r, structure, d_aj, d_aa);
+  PetscCall(MatGPUMatDeviceFree((void **)&d_aa)); /* cudaFree() waits for the kernel */
+  PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The build, on the GPU (rgcsr_build.cu): the row offsets go up first and the groups step sizes the layout there
+  (with and without reordering when -mat_rgcsr_sort_min_saving asks for the comparison); the padding guard and the
+  free memory are checked before the slots are allocated; then the fill step. Peak device memory: the CSR arrays
+  plus the format (and the groups step's work arrays, freed before the slots are allocated).
+  (A failure leaves the partial allocations to the base, which frees them with freedevice.)
+*/
 static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqRGCSRCUDA *r;
-  MatRgCSRLayout    L;
   PetscInt          G, T, W, maxlen;
   PetscCount        stored, nnz = m ? ai[m] : 0;
-  PetscErrorCode    ierr;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
-  PetscCall(MatRgCSREffectiveWindow_Private(A, m, ai, G, T, W, &W, &stored, &maxlen, &r->sort_skipped));
-  PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before allocating anything */
-  PetscCall(MatGPUMatCheckDeviceMemory(A, MatRgCSRDeviceBytes(m, (m + G - 1) / G, (PetscBool)(W > 0), stored), "RgCSR"));
-  PetscCall(MatRgCSRLayoutCreate(m, A->cmap->n, ai, aj, aa, G, T, W, &L));
-  ierr = MatRgCSRUpload_Private(A, r, &L);
+  PetscCall(MatRgCSRCheckParameters(m, A->cmap->n, G, T, W));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&r->d_ai));
+  PetscCall(MatGPUMatCopyToDevice(r->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
+  r->sort_skipped = PETSC_FALSE;
+  if (W && m > 1 && r->minsaving > 0) { /* sort only where it cuts the slots enough */
+    int        *rl, *perm;
+    PetscCount *gp, unsorted;
+    PetscInt    maxlen0;
+
+    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, 0, r->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
+    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
+    if ((PetscReal)(unsorted - stored) < r->minsaving * (PetscReal)unsorted) {
+      PetscCall(MatGPUMatDeviceFree((void **)&r->d_rl));
+      PetscCall(MatGPUMatDeviceFree((void **)&r->d_perm));
+      PetscCall(MatGPUMatDeviceFree((void **)&r->d_gp));
+      r->d_rl = rl, r->d_gp = gp, stored = unsorted, W = 0;
+      r->sort_skipped = PETSC_TRUE;
+    } else {
+      PetscCall(MatGPUMatDeviceFree((void **)&rl));
+      PetscCall(MatGPUMatDeviceFree((void **)&gp));
+    }
+  } else PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
+  if (m < 2) W = 0;
+  PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before the big allocations */
+  PetscCall(MatGPUMatCheckDeviceMemory(A, (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "RgCSR"));
   r->G       = G;
   r->T       = T;
   r->W       = W;
   r->m       = m;
-  r->ngroups = L.ngroups;
-  r->maxlen  = L.maxlen;
-  r->stored  = L.stored;
-  r->bytes   = MatRgCSRDeviceBytes(m, L.ngroups, (PetscBool)(L.perm != NULL), L.stored);
-  PetscCall(MatRgCSRLayoutDestroy(&L));
-  PetscCall(ierr);
+  r->ngroups = (m + G - 1) / G;
+  r->maxlen  = maxlen;
+  r->stored  = stored;
+  r->bytes   = MatRgCSRDeviceBytes(m, r->ngroups, (PetscBool)(r->d_perm != NULL), stored);
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&r->d_col));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&r->d_val));
+  PetscCall(MatRgCSRFillOnDevice_Private(A, r, PETSC_TRUE, nnz, aj, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The structure is unchanged: the values go up and are scattered into their slots on the device */
 static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   Mat_SeqRGCSRCUDA *r;
-  MatRgCSRLayout    L;
-  PetscScalar      *val;
-  PetscErrorCode    ierr;
+
+  PetscFunctionBegin;
+  (void)aj;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(MatRgCSRFillOnDevice_Private(A, r, PETSC_FALSE, r->m ? ai[r->m] : 0, NULL, aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatRGCSRCUDAGetDeviceLayout - Copies the device layout of a `MATSEQRGCSRCUDA` matrix to the host
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix, whose device copy is brought up to date first
+
+  Output Parameter:
+. L - the layout as on the device; free it with `MatRgCSRLayoutDestroy()`
+
+  Level: developer
+
+  Note:
+  The tests compare it, bit for bit, with `MatRgCSRLayoutCreate()` of the host CSR.
+
+.seealso: `MATSEQRGCSRCUDA`, `MatRgCSRLayoutCreate()`
+@*/
+PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat A, MatRgCSRLayout *L)
+{
+  Mat_SeqRGCSRCUDA *r;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  /* the structure is unchanged: rebuild the slot map on the host (no device copy of CSR is kept), send values */
-  PetscCall(MatRgCSRLayoutCreate(r->m, A->cmap->n, ai, aj, NULL, r->G, r->T, r->W, &L));
-  PetscCall(PetscMalloc1(L.stored, &val));
-  PetscCall(MatRgCSRLayoutFillValues(&L, ai, aa, val));
-  ierr = MatGPUMatCopyToDevice(r->d_val, val, (size_t)L.stored * sizeof(PetscScalar));
-  PetscCall(PetscFree(val));
-  PetscCall(MatRgCSRLayoutDestroy(&L));
-  PetscCall(ierr);
+  PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscMemzero(L, sizeof(*L)));
+  L->m       = r->m;
+  L->n       = A->cmap->n;
+  L->G       = r->G;
+  L->T       = r->T;
+  L->W       = r->W;
+  L->ngroups = r->ngroups;
+  L->maxlen  = r->maxlen;
+  L->stored  = r->stored;
+  PetscCall(PetscMalloc1(r->ngroups + 1, &L->gp));
+  PetscCall(PetscMalloc1(r->m, &L->rl));
+  if (r->d_perm) PetscCall(PetscMalloc1(r->m, &L->perm));
+  PetscCall(PetscMalloc1(r->stored, &L->col));
+  PetscCall(PetscMalloc1(r->stored, &L->val));
+  PetscCallCUDA(cudaMemcpy(L->gp, r->d_gp, (size_t)(r->ngroups + 1) * sizeof(PetscCount), cudaMemcpyDeviceToHost));
+  if (r->m) PetscCallCUDA(cudaMemcpy(L->rl, r->d_rl, (size_t)r->m * sizeof(int), cudaMemcpyDeviceToHost));
+  if (r->d_perm) PetscCallCUDA(cudaMemcpy(L->perm, r->d_perm, (size_t)r->m * sizeof(int), cudaMemcpyDeviceToHost));
+  if (r->stored) {
+    PetscCallCUDA(cudaMemcpy(L->col, r->d_col, (size_t)r->stored * sizeof(int), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(L->val, r->d_val, (size_t)r->stored * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

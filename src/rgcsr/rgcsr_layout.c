@@ -1,7 +1,7 @@
-/* Row-grouped CSR layout on the host: built from CSR, copied as is to the device, and emulated for the tests. */
+/* Row-grouped CSR layout on the host: the tests' oracle for the device build (rgcsr_build.cu), and its emulation. */
 #include <petscgpumat/private/rgcsrimpl.h>
 
-static PetscErrorCode MatRgCSRCheckParameters(PetscInt m, PetscInt n, PetscInt G, PetscInt T, PetscInt W)
+PetscErrorCode MatRgCSRCheckParameters(PetscInt m, PetscInt n, PetscInt G, PetscInt T, PetscInt W)
 {
   PetscFunctionBegin;
   /* the type asks for multiples of 32 (whole warps); the layout itself takes any group size, e.g. the paper's 4 */
@@ -194,5 +194,41 @@ PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[]
       for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
     z[i] = y ? y[i] + lane[0] : lane[0];
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatRgCSRLayoutFillEmulate - Runs, on the host, the threads of the device build (or value refresh) of a row-grouped CSR layout
+
+  Not Collective
+
+  Input Parameters:
++ m         - rows
+. G         - group size
+. T         - threads per row
+. structure - `PETSC_TRUE`: a build (`col` and `val`); `PETSC_FALSE`: a value refresh (`val` only, `aj` unused)
+. ai        - CSR row offsets
+. aj        - CSR column indices
+. aa        - CSR values
+. gp        - group offsets (`m`/`G` + 1 entries, as `MatRgCSRLayoutCreate()` makes them)
+. rl        - row lengths in stored order
+- perm      - matrix row of each stored row, or `NULL` for no reordering
+
+  Output Parameters:
++ col - column of each slot (`gp[ngroups]` entries)
+- val - value of each slot
+
+  Level: developer
+
+  Note:
+  The kernel runs the same function (`MatRgCSRFillThread()`), so the tests compare its result with
+  `MatRgCSRLayoutCreate()` bit for bit without a GPU.
+
+.seealso: `MatRgCSRLayoutCreate()`, `MATSEQRGCSRCUDA`
+@*/
+PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], const PetscCount gp[], const int rl[], const int perm[], int col[], PetscScalar val[])
+{
+  PetscFunctionBegin;
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRFillThread(tid, (int)m, (int)G, (int)T, (int)structure, ai, aj, aa, gp, rl, perm, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

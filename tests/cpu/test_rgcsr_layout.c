@@ -1,6 +1,7 @@
 static const char help[] = "Row-grouped CSR on the host: the paper's two-group example by hand, reordering, kernel emulation, options.\n";
 
 #include <petscgpumat/private/rgcsrimpl.h>
+#include <string.h>
 #include "../common/testutil.h"
 
 /*
@@ -113,6 +114,33 @@ static PetscErrorCode TestEmulation(void)
           }
         }
         TEST_CHECK(isperm && slots, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " on %s: permutation, window order and slots", G, T, W, name);
+        {
+          /* the device build's fill step, thread by thread (MatRgCSRFillThread(), which the kernel runs), from the
+             groups step's output (here the host's), into poisoned arrays: bit for bit the host layout; then a value
+             refresh with new values */
+          int         *col = NULL;
+          PetscScalar *val = NULL, *aa2 = NULL, *ref2 = NULL;
+          PetscInt     nnz = m ? ai[m] : 0;
+          PetscBool    same;
+
+          if (L.stored) PetscCall(PetscMalloc3(L.stored, &col, L.stored, &val, L.stored, &ref2));
+          if (L.stored) memset(col, 0x5a, (size_t)L.stored * sizeof(int));
+          if (L.stored) memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
+          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_TRUE, ai, aj, aa, L.gp, L.rl, L.perm, col, val));
+          same = (PetscBool)(!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar))));
+          TEST_CHECK(same, "device build of RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " emulated on %s: bit for bit the host layout", G, T, W, name);
+          PetscCall(PetscMalloc1(nnz + 1, &aa2));
+          for (PetscInt k = 0; k < nnz; k++) aa2[k] = 2.0 * aa[k] + 1.0;
+          if (L.stored) {
+            memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
+            PetscCall(MatRgCSRLayoutFillValues(&L, ai, aa2, ref2));
+          }
+          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_FALSE, ai, NULL, aa2, L.gp, L.rl, L.perm, col, val));
+          same = (PetscBool)(!L.stored || !memcmp(val, ref2, (size_t)L.stored * sizeof(PetscScalar)));
+          TEST_CHECK(same, "device value refresh of RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " emulated on %s: bit for bit the host values", G, T, W, name);
+          PetscCall(PetscFree(aa2));
+          PetscCall(PetscFree3(col, val, ref2));
+        }
         PetscCall(PetscFree4(x, y, z, ref));
         PetscCall(PetscFree(seen));
         PetscCall(MatRgCSRLayoutDestroy(&L));

@@ -14,6 +14,7 @@ static const char help[] = "GPU products of the petscgpumat types against a floa
 #include <petscgpumat.h>
 #include <petscgpumat/private/cmrsimpl.h>
 #include <petscgpumat/private/ellrimpl.h>
+#include <petscgpumat/private/rgcsrimpl.h>
 #include <petscdevice_cuda.h>
 #include <math.h>
 #include "../common/testutil.h"
@@ -249,6 +250,33 @@ static PetscErrorCode CheckELLRDeviceLayout(Mat B, const char *what, const char 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* RgCSR: the layout built on the GPU (groups, row lengths, permutation, slots) equals, bit for bit, the host layout
+   (rgcsr_layout.c) of the same CSR with the parameters the build chose */
+static PetscErrorCode CheckRgCSRDeviceLayout(Mat B, const char *what, const char *when)
+{
+  MatRgCSRLayout  D, H;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscInt        m, n;
+  PetscBool       compressed, same;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
+  if (compressed) PetscFunctionReturn(PETSC_SUCCESS); /* the device holds the nonempty rows only */
+  PetscCall(MatRGCSRCUDAGetDeviceLayout(B, &D));
+  PetscCall(MatGetLocalSize(B, &m, &n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(B, &ai, &aj, &aa, NULL));
+  PetscCall(MatRgCSRLayoutCreate(m, n, ai, aj, aa, D.G, D.T, D.W, &H));
+  same = (PetscBool)(D.m == H.m && D.ngroups == H.ngroups && D.stored == H.stored && D.maxlen == H.maxlen && !D.perm == !H.perm);
+  same = (PetscBool)(same && !memcmp(D.gp, H.gp, (size_t)(H.ngroups + 1) * sizeof(PetscCount)) && !memcmp(D.rl, H.rl, (size_t)m * sizeof(int)));
+  same = (PetscBool)(same && (!H.perm || !memcmp(D.perm, H.perm, (size_t)m * sizeof(int))));
+  same = (PetscBool)(same && !memcmp(D.col, H.col, (size_t)H.stored * sizeof(int)) && !memcmp(D.val, H.val, (size_t)H.stored * sizeof(PetscScalar)));
+  TEST_CHECK(same, "%s: the RgCSR layout built on the GPU %s equals the host layout bit for bit (G = %" PetscInt_FMT ", T = %" PetscInt_FMT ", W = %" PetscInt_FMT ", %" PetscCount_FMT " slots)", what, when, H.G, H.T, H.W, H.stored);
+  PetscCall(MatRgCSRLayoutDestroy(&D));
+  PetscCall(MatRgCSRLayoutDestroy(&H));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Every variant of `type` on matrix A (host AIJ) */
 static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, PetscRandom rnd)
 {
@@ -269,6 +297,11 @@ static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, Pets
       PetscCall(CheckELLRDeviceLayout(B, what, "at its build"));
       PetscCall(MatScale(B, -1.5)); /* same pattern: the values are refreshed on the device */
       PetscCall(CheckELLRDeviceLayout(B, what, "after a value refresh"));
+    }
+    if (!strcmp(type, MATRGCSRCUDA)) {
+      PetscCall(CheckRgCSRDeviceLayout(B, what, "at its build"));
+      PetscCall(MatScale(B, -1.5));
+      PetscCall(CheckRgCSRDeviceLayout(B, what, "after a value refresh"));
     }
     PetscCall(MatDestroy(&B));
   }

@@ -36,11 +36,41 @@ static inline PetscCount MatRgCSRSlot(const MatRgCSRLayout *L, PetscInt p, Petsc
   return L->gp[g] + ((PetscCount)(k / L->T) * Gg + t) * L->T + k % L->T;
 }
 
+#if defined(__CUDACC__)
+  #define MATRGCSR_HOST_DEVICE __host__ __device__
+#else
+  #define MATRGCSR_HOST_DEVICE
+#endif
+
+/*
+  The device build, thread by thread: thread tid = (stored row p, lane) writes the slots lane, lane + T, ... of p up
+  to its group's padded length, the slots MatRgCSRLayoutCreate() makes on the host (consecutive threads of a group,
+  consecutive addresses). gp, rl and perm (NULL: no reordering) are the groups step's output. structure: a build
+  (col and val; padding repeats the row's last column, value 0), else a value refresh (val only, aj unused). The
+  kernel (rgcsr_fill) and the host emulation (MatRgCSRLayoutFillEmulate(), for the CPU tests) both run this function.
+*/
+static inline MATRGCSR_HOST_DEVICE void MatRgCSRFillThread(long long tid, int m, int G, int T, int structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscCount *gp, const int *rl, const int *perm, int *col, PetscScalar *val)
+{
+  const int        p = (int)(tid / T), lane = (int)(tid % T), g = p / G, t = p - g * G;
+  const int        Gg = m - g * G < G ? m - g * G : G, K = (int)((gp[g + 1] - gp[g]) / Gg), len = rl[p];
+  const PetscInt   start = ai[perm ? perm[p] : p];
+  const int        pad   = structure && len ? (int)aj[start + len - 1] : 0;
+  const PetscCount step  = (PetscCount)Gg * T;
+  PetscCount       s     = gp[g] + (PetscCount)t * T + lane;
+
+  for (int k = lane; k < K; k += T, s += step) {
+    if (structure) col[s] = k < len ? (int)aj[start + k] : pad;
+    val[s] = k < len ? aa[start + k] : (PetscScalar)0;
+  }
+}
+
+PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *);
+PETSC_EXTERN PetscErrorCode MatRgCSRCheckParameters(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 
 /* The type's data */
@@ -53,11 +83,15 @@ typedef struct {
   PetscInt     G, T, W, m, ngroups, maxlen;
   PetscCount   stored;
   PetscCount  *d_gp;
+  PetscInt    *d_ai; /* the CSR row offsets, kept for value refreshes on the device */
   int         *d_rl, *d_perm, *d_col;
   PetscScalar *d_val;
   size_t       bytes;
 } Mat_SeqRGCSRCUDA;
 
+PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat, MatRgCSRLayout *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDABuildGroups(Mat, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt *, int **, int **, PetscCount **, PetscInt *, PetscCount *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *);
