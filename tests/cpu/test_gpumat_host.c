@@ -150,6 +150,27 @@ static PetscErrorCode TestCreationRoutes(void)
 }
 
 /* Apply the same host operations to an AIJ matrix and to its ellrcuda copy; compare entries and products. */
+/* A SeqAIJ matrix with every other entry of each row of A (a subset of its pattern), values 1, 2, ... */
+static PetscErrorCode SubsetOf(Mat A, Mat *S)
+{
+  PetscInt m, n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, &n));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, n, NULL, S));
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscInt *cols;
+    PetscInt        nc;
+
+    PetscCall(MatGetRow(A, i, &nc, &cols, NULL));
+    for (PetscInt k = 0; k < nc; k += 2) PetscCall(MatSetValue(*S, i, cols[k], (PetscScalar)(i + k + 1), INSERT_VALUES));
+    PetscCall(MatRestoreRow(A, i, &nc, &cols, NULL));
+  }
+  PetscCall(MatAssemblyBegin(*S, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*S, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestHostOperations(PetscBool bind)
 {
   Mat         A, B, X;
@@ -187,6 +208,22 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   BOTH(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY), "MatSetValues (new nonzero) and assembly");
   BOTH(MatZeroRows(A, 3, rows, 5.0, NULL, NULL), MatZeroRows(B, 3, rows, 5.0, NULL, NULL), "MatZeroRows");
+  {
+    /* AXPY with a subset pattern: our row merge keeps B's pattern; a wrong SUBSET claim falls back to SeqAIJ's */
+    Mat              S, W;
+    PetscObjectState nz0, nz1;
+
+    PetscCall(SubsetOf(A, &S));
+    PetscCall(MatGetNonzeroState(B, &nz0));
+    BOTH(MatAXPY(A, -1.5, S, SUBSET_NONZERO_PATTERN), MatAXPY(B, -1.5, S, SUBSET_NONZERO_PATTERN), "MatAXPY (subset pattern)");
+    BOTH(MatAYPX(A, 0.25, S, SUBSET_NONZERO_PATTERN), MatAYPX(B, 0.25, S, SUBSET_NONZERO_PATTERN), "MatAYPX (subset pattern)");
+    PetscCall(MatGetNonzeroState(B, &nz1));
+    TEST_CHECK(nz0 == nz1, "MatAXPY/MatAYPX with a subset pattern (%s) keep the pattern (nonzero state %" PetscInt64_FMT " -> %" PetscInt64_FMT ")", how, (PetscInt64)nz0, (PetscInt64)nz1);
+    PetscCall(TestCreateRandom(300, 300, 2, "uniform", 4, &W)); /* not a subset although called one */
+    BOTH(MatAXPY(A, 2.0, W, SUBSET_NONZERO_PATTERN), MatAXPY(B, 2.0, W, SUBSET_NONZERO_PATTERN), "MatAXPY (SUBSET claimed, not a subset)");
+    PetscCall(MatDestroy(&W));
+    PetscCall(MatDestroy(&S));
+  }
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecSet(x, 0.75));
   BOTH(MatDiagonalSet(A, x, ADD_VALUES), MatDiagonalSet(B, x, ADD_VALUES), "MatDiagonalSet");

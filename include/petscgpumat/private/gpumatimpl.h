@@ -127,11 +127,12 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(multhermitiantranspose, MatMultTranspose##S) \
   X(multhermitiantransposeadd, MatMultTransposeAdd##S)
 
-/* Seq types only: the device products and the in-place factorizations */
+/* Seq types only: the device products, the in-place factorizations, AXPY with a subset pattern */
 #define GPUMAT_SEQ_SLOTS(X, S) \
   X(productsetfromoptions, MatProductSetFromOptions##S) \
   X(lufactor, MatLUFactor##S) \
-  X(choleskyfactor, MatCholeskyFactor##S)
+  X(choleskyfactor, MatCholeskyFactor##S) \
+  X(axpy, MatAXPY##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
 /* MPI types only: MPIAIJ's products, with its backend algorithm on the device (src/base/gpumat_mpi.c) */
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
@@ -139,6 +140,7 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
 PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, Mat *, PetscObjectState *, PetscObjectState *); /* src/base/gpumat_shadow.c */
 PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
+PETSC_INTERN PetscErrorCode MatAXPY_GPUMat(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_axpy.c */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
 
 /* What the install functions install: everything (at conversion, or after the parent rewrote the table) or the compute slots */
