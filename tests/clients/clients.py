@@ -18,6 +18,7 @@ ratio of the baseline's time to this type's, fallbacks) and clients.csv to --out
 the user waits for: SNESSolve, or PCSetUp + KSPSolve (device builds happen in either).
 """
 import argparse
+import statistics
 import csv
 import os
 import re
@@ -111,6 +112,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--mpiexec-always", action="store_true")
     ap.add_argument("--label", default="")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration and type, interleaved; times are medians")
     a = ap.parse_args()
     baseline = a.baseline or ("aijcusparse" if a.gpu else "aij")
     types = [baseline] + [t for t in a.types.split(",") if t and t != baseline]
@@ -134,45 +136,60 @@ def main():
             w.writerows(rows)
         with open(os.path.join(a.out, "clients.md"), "w") as f:
             f.write(f"{a.label}\n\nbaseline: {baseline}; ratio = baseline solve time / this type's (SNESSolve where the program "
-                    "has one, else PCSetUp + KSPSolve; > 1 is faster than the baseline; device builds included)\n\n")
-            f.write("| config | program | ranks | type | linear its | Newton its | PCSetUp (s) | KSPSolve (s) | SNESSolve (s) | ratio | host fallbacks | NaN |\n")
-            f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+                    "has one, else PCSetUp + KSPSolve; > 1 is faster than the baseline; device builds included); times are medians "
+                    f"of {max(1, a.repeat)} run(s) per type, the types interleaved; 'all runs' lists every run's time\n\n")
+            f.write("| config | program | ranks | type | linear its | Newton its | PCSetUp (s) | KSPSolve (s) | SNESSolve (s) | ratio | all runs (s) | host fallbacks | NaN |\n")
+            f.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
             fmt = lambda v, p="%.4f": "-" if v is None else p % v
             for r in rows:
                 f.write(f"| {r['config']} | {r['program']} | {r['ranks']} | {r['type']} | {r['its']} ({r['nlin']} solves) | "
-                        f"{r['newton'] or '-'} | {fmt(r['pcsetup'])} | {fmt(r['ksp'])} | {fmt(r['snes'])} | {fmt(r['ratio'], '%.2f')} | "
+                        f"{r['newton'] or '-'} | {fmt(r['pcsetup'])} | {fmt(r['ksp'])} | {fmt(r['snes'])} | {fmt(r['ratio'], '%.2f')} | {r['spread']} | "
                         f"{r['fallback']} | {'yes' if r['nan'] else 'no'} |\n")
 
     for cfg in configs(os.path.join(HERE, "configs.tsv"), only):
         if ranks and cfg["ranks"] not in ranks:
             continue
-        base = None
+        runs = {t: [] for t in types}
+        for rep in range(max(1, a.repeat)):  # types interleaved, so that a slow spell of the machine hits all alike
+            base = None
+            for t in types:
+                label = f"{cfg['name']} np{cfg['ranks']} {t}" + (f" (run {rep + 1})" if a.repeat > 1 else "")
+                try:
+                    r = run_one(cfg, t, a)
+                except subprocess.TimeoutExpired:
+                    check(False, f"{label}: timed out after {a.timeout} s")
+                    continue
+                with open(os.path.join(logdir, f"{cfg['name']}-np{cfg['ranks']}-{t}" + (f"-run{rep + 1}" if rep else "") + ".log"), "w") as f:
+                    f.write(r["cmd"] + "\n\n" + r["out"])
+                check(r["rc"] == 0 and bool(r["its"]), f"{label}: exit {r['rc']}, {len(r['its'])} linear solves")
+                check(not r["nan"], f"{label}: no NaN or Inf")
+                if t == baseline:
+                    base = r
+                else:
+                    if base and base["rc"] == 0:
+                        same = len(r["its"]) == len(base["its"]) and all(abs(x - y) <= cfg["tol"] for x, y in zip(r["its"], base["its"]))
+                        check(same, f"{label}: iterations {r['its'][:8]} vs {baseline} {base['its'][:8]} (tolerance {cfg['tol']})")
+                    if a.gpu:
+                        check(r["fallback"] == 0, f"{label}: {int(r['fallback'])} products on the host (GPUMatHostFallback)")
+                runs[t].append(r)
+
+        def med(rs, f):
+            v = sorted(x for x in (f(r) for r in rs) if x is not None)
+            return statistics.median(v) if v else None
+
+        bsolve = med(runs[baseline], total_time)
         for t in types:
-            label = f"{cfg['name']} np{cfg['ranks']} {t}"
-            try:
-                r = run_one(cfg, t, a)
-            except subprocess.TimeoutExpired:
-                check(False, f"{label}: timed out after {a.timeout} s")
+            rs = runs[t]
+            if not rs:
                 continue
-            with open(os.path.join(logdir, f"{cfg['name']}-np{cfg['ranks']}-{t}.log"), "w") as f:
-                f.write(r["cmd"] + "\n\n" + r["out"])
-            check(r["rc"] == 0 and bool(r["its"]), f"{label}: exit {r['rc']}, {len(r['its'])} linear solves")
-            check(not r["nan"], f"{label}: no NaN or Inf")
-            if t == baseline:
-                base = r
-            else:
-                if base and base["rc"] == 0:
-                    same = len(r["its"]) == len(base["its"]) and all(abs(x - y) <= cfg["tol"] for x, y in zip(r["its"], base["its"]))
-                    check(same, f"{label}: iterations {r['its'][:8]} vs {baseline} {base['its'][:8]} (tolerance {cfg['tol']})")
-                if a.gpu:
-                    check(r["fallback"] == 0, f"{label}: {int(r['fallback'])} products on the host (GPUMatHostFallback)")
-            solve = total_time(r)
-            bsolve = total_time(base) if base else None
+            r, solve = rs[0], med(rs, total_time)
             rows.append(dict(program=cfg["prog"].split("/")[-1], config=cfg["name"], ranks=cfg["ranks"], type=t,
                              its="/".join(map(str, r["its"][:6])) + ("..." if len(r["its"]) > 6 else ""), nlin=len(r["its"]),
-                             newton="/".join(map(str, r["newton"])), pcsetup=r["pcsetup"], ksp=r["ksp"], snes=r["snes"], total=solve,
-                             ratio=(bsolve / solve) if solve and bsolve else None, fallback=int(r["fallback"]),
-                             builds=int(r["builds"]), nan=r["nan"], rc=r["rc"]))
+                             newton="/".join(map(str, r["newton"])), pcsetup=med(rs, lambda q: q["pcsetup"]), ksp=med(rs, lambda q: q["ksp"]),
+                             snes=med(rs, lambda q: q["snes"]), total=solve, ratio=(bsolve / solve) if solve and bsolve else None,
+                             runs=len(rs), spread="/".join("%.3f" % x for x in sorted(filter(None, (total_time(q) for q in rs)))),
+                             fallback=int(max(q["fallback"] for q in rs)), builds=int(r["builds"]), nan=any(q["nan"] for q in rs),
+                             rc=max(q["rc"] for q in rs)))
         write()  # after each configuration: a run stopped by its time limit keeps what it measured
     write()
     print(f"{npass} passed, {nfail} failed")
