@@ -1,10 +1,12 @@
 /*
-  Y += a X with X's pattern a subset of Y's (MatAXPY, MatAYPX with SUBSET_NONZERO_PATTERN): GAMG smooths every
-  prolongator with one (agg.c: MatAYPX(A P0 D^-1, alpha, P0)), and SNES/TS programs add a mass matrix to a
-  Jacobian. SeqAIJ answers it with MatAXPY_Basic(), a MatSetValues() per row and an assembly; here a merge of
-  the two sorted rows adds X into Y's values in place. Y keeps its pattern, so its device copy gets a value
-  refresh (on the GPU for every format), not a rebuild. Any other case (another structure flag, X not host AIJ,
-  X's pattern not inside Y's after all) is SeqAIJ's.
+  Y += a X (MatAXPY, MatAYPX) on our seq types where X is host AIJ with a pattern inside Y's. GAMG needs it on
+  every level: the prolongator smoothing (agg.c: MatAYPX(A P0 D^-1, alpha, P0, SUBSET_NONZERO_PATTERN)) and the
+  graph's symmetrization (MatCreateGraph: MatAXPY(G, 1, G^T, DIFFERENT_NONZERO_PATTERN) unless G is known to be
+  structurally symmetric). SeqAIJ answers both with a MatSetValues() per row (MatAXPY_Basic), the second into a new
+  matrix. Here, as aijcusparse does on the device, equal patterns are found whatever the flag says and take the
+  BLAS axpy; a pattern inside Y's is added row by row with a merge of the sorted columns. Either way Y keeps its
+  pattern, so its device copy gets a value refresh (on the GPU for every format), not a rebuild. Anything else
+  (X not host AIJ, or entries outside Y's pattern) is SeqAIJ's.
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
@@ -24,32 +26,36 @@ static PetscBool MatGPUMatPatternInside(PetscInt m, const PetscInt *xi, const Pe
 
 PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  Mat_GPUMat        *g = (Mat_GPUMat *)Y->spptr;
-  const PetscInt    *xi, *xj, *yi, *yj;
-  PetscScalar       *xa, *ya;
-  PetscMemType       xmt = PETSC_MEMTYPE_DEVICE, ymt = PETSC_MEMTYPE_DEVICE;
-  PetscBool          aij = PETSC_FALSE;
-  PetscInt           m   = Y->rmap->n;
+  Mat_GPUMat     *g = (Mat_GPUMat *)Y->spptr;
+  const PetscInt *xi, *xj, *yi, *yj;
+  PetscScalar    *xa, *ya;
+  PetscMemType    xmt = PETSC_MEMTYPE_DEVICE, ymt = PETSC_MEMTYPE_DEVICE;
+  PetscBool       aij = PETSC_FALSE, same = PETSC_FALSE;
+  PetscInt        m   = Y->rmap->n;
 
   PetscFunctionBegin;
-  if (str == SUBSET_NONZERO_PATTERN && X != Y && X->assembled && Y->assembled && X->rmap->n == m && X->cmap->n == Y->cmap->n) {
+  PetscCheck(g->hostops.axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No host MatAXPY to fall back to");
+  if (str != SAME_NONZERO_PATTERN && X != Y && X->assembled && Y->assembled && X->rmap->n == m && X->cmap->n == Y->cmap->n) {
     PetscErrorCode (*prealloc)(Mat, PetscInt, const PetscInt[]) = NULL;
 
     PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatSeqAIJSetPreallocation_C", &prealloc)); /* SeqAIJ or a subclass */
-    aij = (PetscBool)(prealloc != NULL);
+    if (prealloc) {
+      PetscCall(MatSeqAIJGetCSRAndMemType(X, &xi, &xj, &xa, &xmt));
+      PetscCall(MatSeqAIJGetCSRAndMemType(Y, &yi, &yj, &ya, &ymt));
+      aij = (PetscBool)(!PetscMemTypeDevice(xmt) && !PetscMemTypeDevice(ymt));
+    }
   }
   if (aij) {
-    PetscCall(MatSeqAIJGetCSRAndMemType(X, &xi, &xj, &xa, &xmt));
-    PetscCall(MatSeqAIJGetCSRAndMemType(Y, &yi, &yj, &ya, &ymt));
+    PetscCall(PetscArraycmp(xi, yi, m + 1, &same));
+    if (same) PetscCall(PetscArraycmp(xj, yj, yi[m], &same));
   }
-  PetscCheck(g->hostops.axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No host MatAXPY to fall back to");
-  if (!aij || PetscMemTypeDevice(xmt) || PetscMemTypeDevice(ymt) || !MatGPUMatPatternInside(m, xi, xj, yi, yj)) {
-    PetscCall((*g->hostops.axpy)(Y, a, X, str));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  {
+  if (same) { /* the same pattern, whatever the flag said: BLAS axpy of the value arrays */
+    PetscCall(PetscInfo(Y, "MatAXPY: equal patterns, taken as SAME_NONZERO_PATTERN\n"));
+    PetscCall((*g->hostops.axpy)(Y, a, X, SAME_NONZERO_PATTERN));
+  } else if (aij && MatGPUMatPatternInside(m, xi, xj, yi, yj)) {
     const PetscScalar *xv;
 
+    PetscCall(PetscInfo(Y, "MatAXPY: X's pattern is inside Y's: row merge, Y keeps its pattern\n"));
     PetscCall(MatSeqAIJGetArrayRead(X, &xv));
     PetscCall(MatSeqAIJGetArray(Y, &ya)); /* marks Y's values changed: its device copy refreshes them */
     for (PetscInt i = 0; i < m; i++) {
@@ -62,7 +68,7 @@ PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
     }
     PetscCall(MatSeqAIJRestoreArray(Y, &ya));
     PetscCall(MatSeqAIJRestoreArrayRead(X, &xv));
-  }
-  PetscCall(PetscLogFlops(2.0 * (m ? xi[m] : 0)));
+    PetscCall(PetscLogFlops(2.0 * xi[m]));
+  } else PetscCall((*g->hostops.axpy)(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -209,20 +209,32 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
   BOTH(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY), MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY), "MatSetValues (new nonzero) and assembly");
   BOTH(MatZeroRows(A, 3, rows, 5.0, NULL, NULL), MatZeroRows(B, 3, rows, 5.0, NULL, NULL), "MatZeroRows");
   {
-    /* AXPY with a subset pattern: our row merge keeps B's pattern; a wrong SUBSET claim falls back to SeqAIJ's */
-    Mat              S, W;
+    /* AXPY where X's pattern is inside Y's (X of B's type, as in GAMG: PETSc calls the type's AXPY only then): our
+       row merge or BLAS axpy keeps B's pattern; entries outside it fall back to SeqAIJ's */
+    Mat              S, Sb, W, Wb;
     PetscObjectState nz0, nz1;
 
     PetscCall(SubsetOf(A, &S));
+    PetscCall(MatConvert(S, MATELLRCUDA, MAT_INITIAL_MATRIX, &Sb));
     PetscCall(MatGetNonzeroState(B, &nz0));
-    BOTH(MatAXPY(A, -1.5, S, SUBSET_NONZERO_PATTERN), MatAXPY(B, -1.5, S, SUBSET_NONZERO_PATTERN), "MatAXPY (subset pattern)");
-    BOTH(MatAYPX(A, 0.25, S, SUBSET_NONZERO_PATTERN), MatAYPX(B, 0.25, S, SUBSET_NONZERO_PATTERN), "MatAYPX (subset pattern)");
-    PetscCall(MatGetNonzeroState(B, &nz1));
-    TEST_CHECK(nz0 == nz1, "MatAXPY/MatAYPX with a subset pattern (%s) keep the pattern (nonzero state %" PetscInt64_FMT " -> %" PetscInt64_FMT ")", how, (PetscInt64)nz0, (PetscInt64)nz1);
-    PetscCall(TestCreateRandom(300, 300, 2, "uniform", 4, &W)); /* not a subset although called one */
-    BOTH(MatAXPY(A, 2.0, W, SUBSET_NONZERO_PATTERN), MatAXPY(B, 2.0, W, SUBSET_NONZERO_PATTERN), "MatAXPY (SUBSET claimed, not a subset)");
-    PetscCall(MatDestroy(&W));
+    BOTH(MatAXPY(A, -1.5, S, SUBSET_NONZERO_PATTERN), MatAXPY(B, -1.5, Sb, SUBSET_NONZERO_PATTERN), "MatAXPY (subset pattern)");
+    BOTH(MatAYPX(A, 0.25, S, SUBSET_NONZERO_PATTERN), MatAYPX(B, 0.25, Sb, SUBSET_NONZERO_PATTERN), "MatAYPX (subset pattern)");
+    BOTH(MatAXPY(A, 0.5, S, DIFFERENT_NONZERO_PATTERN), MatAXPY(B, 0.5, Sb, DIFFERENT_NONZERO_PATTERN), "MatAXPY (DIFFERENT claimed, a subset)");
     PetscCall(MatDestroy(&S));
+    PetscCall(MatDestroy(&Sb));
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &S));
+    PetscCall(MatConvert(S, MATELLRCUDA, MAT_INITIAL_MATRIX, &Sb));
+    BOTH(MatAXPY(A, 3.0, S, DIFFERENT_NONZERO_PATTERN), MatAXPY(B, 3.0, Sb, DIFFERENT_NONZERO_PATTERN), "MatAXPY (DIFFERENT claimed, the same pattern)");
+    PetscCall(MatGetNonzeroState(B, &nz1));
+    TEST_CHECK(nz0 == nz1, "MatAXPY/MatAYPX with X's pattern inside Y's (%s) keep the pattern (nonzero state %" PetscInt64_FMT " -> %" PetscInt64_FMT ")", how, (PetscInt64)nz0, (PetscInt64)nz1);
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* AIJ's DIFFERENT path replaced A's storage */
+    PetscCall(TestCreateRandom(300, 300, 2, "uniform", 4, &W)); /* not a subset although called one */
+    PetscCall(MatConvert(W, MATELLRCUDA, MAT_INITIAL_MATRIX, &Wb));
+    BOTH(MatAXPY(A, 2.0, W, SUBSET_NONZERO_PATTERN), MatAXPY(B, 2.0, Wb, SUBSET_NONZERO_PATTERN), "MatAXPY (SUBSET claimed, not a subset)");
+    PetscCall(MatDestroy(&W));
+    PetscCall(MatDestroy(&Wb));
+    PetscCall(MatDestroy(&S));
+    PetscCall(MatDestroy(&Sb));
   }
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecSet(x, 0.75));
