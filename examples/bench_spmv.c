@@ -525,32 +525,34 @@ static PetscErrorCode BenchType(Mat A, const MatStats *st, const char *type, con
   if (res->gpu) {
     /* a value refresh, as in SNES or TS re-assembling the same pattern: one entry set again on the host and the
        matrix assembled (object state up, nonzero state unchanged), then the product that brings the values to the
-       device, less one product */
-    PetscInt           row = 0, ncols = 0;
+       device, less one product; the assembly is timed too, since some types upload there (sellcuda) */
+    PetscInt           row = 0, ncols = 0, c = -1;
+    PetscScalar        v   = 0;
     const PetscInt    *cols;
     const PetscScalar *vals;
 
-    for (; row < st->rows; row++) { /* the first nonempty row */
-      PetscCall(MatGetRow(A, row, &ncols, NULL, NULL));
-      PetscCall(MatRestoreRow(A, row, &ncols, NULL, NULL));
-      if (ncols) break;
-    }
-    if (ncols) {
-      PetscInt    c;
-      PetscScalar v;
-
+    for (; row < st->rows && c < 0; row++) { /* the first entry of the first nonempty row (MatRestoreRow() zeroes ncols) */
       PetscCall(MatGetRow(A, row, &ncols, &cols, &vals));
-      c = cols[0], v = vals[0];
+      if (ncols) c = cols[0], v = vals[0];
       PetscCall(MatRestoreRow(A, row, &ncols, &cols, &vals));
-      PetscCall(MatSetValue(B, row, c, v, INSERT_VALUES));
-      PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-      PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-      PetscCall(PetscDeviceContextSynchronize(dctx));
-      PetscCall(PetscTime(&t0));
-      PetscCall(MatMult(B, x, y));
-      PetscCall(PetscDeviceContextSynchronize(dctx));
-      PetscCall(PetscTime(&t1));
-      res->refresh_ms   = (t1 - t0) * 1e3 - res->median_ms;
+    }
+    if (c >= 0) {
+      double tr[5];
+
+      row--;
+      for (PetscInt k = 0; k < 5; k++) { /* the median of 5: the assembly (where a type uploads there) and the product */
+        PetscCall(MatSetValue(B, row, c, v, INSERT_VALUES));
+        PetscCall(PetscDeviceContextSynchronize(dctx));
+        PetscCall(PetscTime(&t0));
+        PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatMult(B, x, y));
+        PetscCall(PetscDeviceContextSynchronize(dctx));
+        PetscCall(PetscTime(&t1));
+        tr[k] = (t1 - t0) * 1e3 - res->median_ms;
+      }
+      qsort(tr, 5, sizeof(double), cmp_double);
+      res->refresh_ms   = tr[2];
       res->refresh_spmv = res->refresh_ms / res->median_ms;
     }
   }
@@ -820,7 +822,7 @@ int main(int argc, char **argv)
     else
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7s %7s %9.3f %8.3f %9.1f %9.0f %10s %9.1e%s (CPU)\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, "-", "-", q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, "-", q->relerr, q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "  WRONG RESULT" : ""));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products); refresh: an entry set again and the matrix assembled on the host (same pattern), then the product that uploads the values - one product (ms)\n", base >= 0 ? res[base].label : "-"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products); refresh: an entry set again on the host (same pattern), then the assembly and the product that upload the values - one product (ms, median of 5)\n", base >= 0 ? res[base].label : "-"));
   if (ksptype) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6s %6s %10s %10s %11s %13s %10s\n", "KSP", "its", "reason", "solve s", "speed-up", "res. norm", "+ build s", "speed-up"));
     for (PetscInt r = 0; r < nres; r++)
