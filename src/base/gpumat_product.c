@@ -322,6 +322,16 @@ PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
     PetscCall(PetscInfo(C, "MatProduct %s: %s, as for the parent types\n", MatProductTypes[product->type], name));
     PetscCall((*f)(C));
   }
+  /* PETSc asks A's "anytype" handler (ours) before B's: give the other operands' their turn (MATDIAGONAL's handles
+     any type with a diagonal scaling) */
+  for (PetscInt i = 0; i < 3 && !C->ops->productsymbolic; i++) {
+    if (!X[i] || MatGPUMatIsOurs(X[i])) continue;
+    PetscCall(PetscObjectQueryFunction((PetscObject)X[i], "MatProductSetFromOptions_anytype_C", &f));
+    if (f && f != MatProductSetFromOptions_GPUMat && f != MatProductSetFromOptions_GPUMatAsParent) {
+      PetscCall(PetscInfo(C, "MatProduct %s: the anytype handler of %s\n", MatProductTypes[product->type], ((PetscObject)X[i])->type_name));
+      PetscCall((*f)(C));
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
