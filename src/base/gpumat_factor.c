@@ -106,7 +106,8 @@ static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat 
 */
 typedef struct {
   Mat              shadow;       /* MATSEQAIJCUSPARSE copy of the matrix last factored */
-  PetscObjectState nonzerostate, state; /* of our matrix when the shadow was made, when its values were copied */
+  PetscObjectId    id;                  /* the matrix the shadow copies (numeric phases may be given another one) */
+  PetscObjectState nonzerostate, state; /* of that matrix when the shadow was made, when its values were copied */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
 } MatGPUMatShadow;
@@ -138,7 +139,7 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatShadow **s)
 static PetscErrorCode MatGPUMatShadowUpdate_Private(MatGPUMatShadow *s, Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(MatGPUMatShadowSync(A, &s->shadow, &s->nonzerostate, &s->state));
+  PetscCall(MatGPUMatShadowSync(A, &s->shadow, &s->id, &s->nonzerostate, &s->state));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

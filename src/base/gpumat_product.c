@@ -21,6 +21,7 @@
 typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
   Mat              shadow[3];  /* their shadows (NULL where the operand is already aijcusparse or repeats A) */
+  PetscObjectId    id[3];
   PetscObjectState nonzerostate[3], state[3];
   Mat              product;    /* the shadows' product (sparse results) */
   PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (dense results) */
@@ -58,7 +59,7 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
     if (cusp || dense) S[i] = X;
     else {
       PetscCheck(!p->shadow[i] || p->nonzerostate[i] == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
-      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i], &p->nonzerostate[i], &p->state[i]));
+      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i], &p->id[i], &p->nonzerostate[i], &p->state[i]));
       S[i] = p->shadow[i];
     }
   }

@@ -141,6 +141,71 @@ static PetscErrorCode CheckFactorBeforeAssembly(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A symmetric tridiagonal matrix of `type`, scaled: each made by the same calls, so their object states agree */
+static PetscErrorCode Tridiagonal(const char *type, PetscInt n, PetscScalar scale, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, n, n, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSetUp(*A));
+  for (PetscInt i = 0; i < n; i++) {
+    if (i > 0) PetscCall(MatSetValue(*A, i, i - 1, -1.0 * scale, INSERT_VALUES));
+    if (i < n - 1) PetscCall(MatSetValue(*A, i, i + 1, -1.0 * scale, INSERT_VALUES));
+    PetscCall(MatSetValue(*A, i, i, 2.5 * scale, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A factor set up with one matrix and factored numerically with others of the same pattern (mat tests ex28): each
+   solve must use the matrix given to the numeric phase, whose states can carry the same numbers as the first's */
+static PetscErrorCode CheckFactorOtherMatrix(const char *type)
+{
+  const PetscInt     n       = 300;
+  const MatFactorType ftype[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
+  PetscFunctionBeginUser;
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftype); f++) {
+    Mat           A[3], F;
+    Vec           x, b, r;
+    IS            row, col;
+    MatFactorInfo info;
+
+    for (PetscInt k = 0; k < 3; k++) PetscCall(Tridiagonal(type, n, (PetscScalar)(k + 1), &A[k]));
+    PetscCall(MatCreateVecs(A[0], &x, &b));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(MatGetFactor(A[0], MATSOLVERCUSPARSE, ftype[f], &F));
+    PetscCall(MatGetOrdering(A[0], MATORDERINGNATURAL, &row, &col));
+    PetscCall(MatFactorInfoInitialize(&info));
+    if (ftype[f] == MAT_FACTOR_LU) PetscCall(MatLUFactorSymbolic(F, A[0], row, col, &info));
+    else if (ftype[f] == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A[0], row, col, &info));
+    else if (ftype[f] == MAT_FACTOR_CHOLESKY) PetscCall(MatCholeskyFactorSymbolic(F, A[0], row, &info));
+    else PetscCall(MatICCFactorSymbolic(F, A[0], row, &info));
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscReal rn;
+
+      if (ftype[f] == MAT_FACTOR_LU || ftype[f] == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A[k], &info));
+      else PetscCall(MatCholeskyFactorNumeric(F, A[k], &info));
+      PetscCall(MatSolve(F, b, x));
+      PetscCall(MatMult(A[k], x, r));
+      PetscCall(VecAXPY(r, -1.0, b));
+      PetscCall(VecNorm(r, NORM_INFINITY, &rn));
+      TEST_CHECK(rn < 1e-10, "%s: %s factor set up with A0, numeric phase with A%" PetscInt_FMT " (= %" PetscInt_FMT " A0): residual %.2e", type, MatFactorTypes[ftype[f]], k, k + 1, (double)rn);
+    }
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(MatDestroy(&F));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&r));
+    for (PetscInt k = 0; k < 3; k++) PetscCall(MatDestroy(&A[k]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -169,6 +234,7 @@ int main(int argc, char **argv)
 
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
     PetscCall(CheckFactorBeforeAssembly(types[t]));
+    PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
     PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));

@@ -138,7 +138,7 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gp
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
-PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, Mat *, PetscObjectState *, PetscObjectState *); /* src/base/gpumat_shadow.c */
+PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, Mat *, PetscObjectId *, PetscObjectState *, PetscObjectState *); /* src/base/gpumat_shadow.c */
 PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatAXPY_GPUMat(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_axpy.c */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
