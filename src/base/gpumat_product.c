@@ -148,7 +148,7 @@ static PetscErrorCode MatGPUMatBlockKernelUsable(Mat C, PetscBool *yes)
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSECUDA, &densecuda));
   if (((PetscObject)C)->type_name) PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cdense));
   g = (Mat_GPUMat *)A->spptr;
-  if (!densecuda || !cdense || g->compress_rows || !g->format->multblock || B->cmap->n < 1 || B->cmap->n > 8) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!densecuda || !cdense || g->compress_rows || !g->format->multblock || B->cmap->n < 1 || B->cmap->n > MATGPUMAT_MAX_BLOCK) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(g->format->multblock(A, B->cmap->n, NULL, yes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -468,7 +468,7 @@ static PetscErrorCode MatGPUFormatMultBlock_CMRS(Mat A, PetscInt nvec, const Mat
   PetscCall(MatCMRSGetData_Private(A, &c));
   if (args) *can = (PetscBool)(!c->sorted && !c->M);
   else *can = (PetscBool)(!c->sort && c->variant != CMRS_VARIANT_PADDED); /* what the next build will make */
-  *can = (PetscBool)(*can && nvec >= 1 && nvec <= 8);
+  *can = (PetscBool)(*can && nvec >= 1 && nvec <= MATGPUMAT_MAX_BLOCK);
   if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSCUDALaunchMultBlock(args->stream, c, nvec, args->x, args->ldx, args->z, args->ldz));
   PetscFunctionReturn(PETSC_SUCCESS);

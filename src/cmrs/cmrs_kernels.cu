@@ -235,24 +235,10 @@ PetscErrorCode MatCMRSCUDALaunchMultBlock(void *s, const Mat_SeqCMRSCUDA *c, Pet
   PetscFunctionBegin;
   PetscCheck(!c->sorted && !c->M, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block kernel needs unsorted strips without padding");
   if (!c->m) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (nv) {
-#define CMRS_BLOCK_CASE(NV) \
-  case NV: \
-    if (c->packed) cmrs_mult_block<NV, true><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz); \
-    else cmrs_mult_block<NV, false><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz); \
-    break;
-    CMRS_BLOCK_CASE(1)
-    CMRS_BLOCK_CASE(2)
-    CMRS_BLOCK_CASE(3)
-    CMRS_BLOCK_CASE(4)
-    CMRS_BLOCK_CASE(5)
-    CMRS_BLOCK_CASE(6)
-    CMRS_BLOCK_CASE(7)
-    CMRS_BLOCK_CASE(8)
-#undef CMRS_BLOCK_CASE
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
-  }
-  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCall(MatGPUMatLaunchBlockWidth(nv, stream, [&](auto w) {
+    constexpr int NV = decltype(w)::value;
+    if (c->packed) cmrs_mult_block<NV, true><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz);
+    else cmrs_mult_block<NV, false><<<blocks, 256, 0, stream>>>((int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, (int)ldx, z, (int)ldz);
+  }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

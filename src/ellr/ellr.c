@@ -285,7 +285,7 @@ static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const Mat
   PetscCall(MatELLRGetData_Private(A, &e));
   if (args) T = e->T;
   else PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T)); /* what the next build will use */
-  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= 8);
+  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= MATGPUMAT_MAX_BLOCK);
   if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatELLRCUDALaunchMultBlock(args->stream, e->m, nvec, e->d_rl, e->d_col, e->d_val, args->x, args->ldx, args->z, args->ldz));
   PetscFunctionReturn(PETSC_SUCCESS);

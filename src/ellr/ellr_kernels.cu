@@ -150,23 +150,8 @@ PetscErrorCode MatELLRCUDALaunchMultBlock(void *s, PetscInt m, PetscInt nv, cons
 
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (nv) {
-#define ELLR_BLOCK_CASE(NV) \
-  case NV: \
-    ellr_mult_block<NV><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, (int)ldx, z, (int)ldz); \
-    break;
-    ELLR_BLOCK_CASE(1)
-    ELLR_BLOCK_CASE(2)
-    ELLR_BLOCK_CASE(3)
-    ELLR_BLOCK_CASE(4)
-    ELLR_BLOCK_CASE(5)
-    ELLR_BLOCK_CASE(6)
-    ELLR_BLOCK_CASE(7)
-    ELLR_BLOCK_CASE(8)
-#undef ELLR_BLOCK_CASE
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
-  }
-  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCall(MatGPUMatLaunchBlockWidth(nv, stream, [&](auto w) {
+    ellr_mult_block<decltype(w)::value><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, (int)ldx, z, (int)ldz);
+  }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -419,7 +419,7 @@ static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const Ma
   PetscCall(MatRgCSRGetData_Private(A, &r));
   if (args) T = r->T;
   else PetscCall(MatRGCSRCUDAGetThreadsPerRow_RgCSR(A, &T)); /* what the next build will use */
-  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= 8);
+  *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= MATGPUMAT_MAX_BLOCK);
   if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatRgCSRCUDALaunchMultBlock(args->stream, r, nvec, args->x, args->ldx, args->z, args->ldz));
   PetscFunctionReturn(PETSC_SUCCESS);

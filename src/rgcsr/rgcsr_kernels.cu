@@ -151,23 +151,8 @@ PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *s, const Mat_SeqRGCSRCUDA *r, P
   PetscFunctionBegin;
   PetscCheck(r->T == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block kernel needs one thread per row, not %" PetscInt_FMT, r->T);
   if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (nv) {
-#define RGCSR_BLOCK_CASE(NV) \
-  case NV: \
-    rgcsr_mult_block<NV><<<nb, kBlock, 0, stream>>>(RGCSR_ARGS, x, (int)ldx, z, (int)ldz); \
-    break;
-    RGCSR_BLOCK_CASE(1)
-    RGCSR_BLOCK_CASE(2)
-    RGCSR_BLOCK_CASE(3)
-    RGCSR_BLOCK_CASE(4)
-    RGCSR_BLOCK_CASE(5)
-    RGCSR_BLOCK_CASE(6)
-    RGCSR_BLOCK_CASE(7)
-    RGCSR_BLOCK_CASE(8)
-#undef RGCSR_BLOCK_CASE
-  default:
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
-  }
-  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCall(MatGPUMatLaunchBlockWidth(nv, stream, [&](auto w) {
+    rgcsr_mult_block<decltype(w)::value><<<nb, kBlock, 0, stream>>>(RGCSR_ARGS, x, (int)ldx, z, (int)ldz);
+  }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

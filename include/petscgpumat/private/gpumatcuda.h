@@ -11,3 +11,28 @@ static inline PetscErrorCode MatGPUMatCheckLaunch(cudaStream_t stream)
   if (PetscDefined(USE_DEBUG)) PetscCallCUDA(cudaStreamSynchronize(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#include <type_traits>
+
+/*
+  Block kernels are templates on the block width NV (the accumulators live in registers): this calls
+  launch(std::integral_constant<int, NV>{}) for the run-time width nv in 1..MATGPUMAT_MAX_BLOCK, then checks the launch.
+*/
+template <typename Launch>
+static inline PetscErrorCode MatGPUMatLaunchBlockWidth(PetscInt nv, cudaStream_t stream, Launch &&launch)
+{
+  PetscFunctionBegin;
+  switch (nv) {
+  case 1: launch(std::integral_constant<int, 1>{}); break;
+  case 2: launch(std::integral_constant<int, 2>{}); break;
+  case 3: launch(std::integral_constant<int, 3>{}); break;
+  case 4: launch(std::integral_constant<int, 4>{}); break;
+  case 5: launch(std::integral_constant<int, 5>{}); break;
+  case 6: launch(std::integral_constant<int, 6>{}); break;
+  case 7: launch(std::integral_constant<int, 7>{}); break;
+  case 8: launch(std::integral_constant<int, 8>{}); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

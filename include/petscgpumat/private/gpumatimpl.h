@@ -29,6 +29,9 @@ typedef struct {
   PetscInt           ldx, ldz; /* block products (multblock): leading dimensions of the column-major blocks x and z */
 } MatGPUMultArgs;
 
+/* The most vectors a format's block kernel (multblock: Z = A X for a dense block X) takes at once */
+#define MATGPUMAT_MAX_BLOCK 8
+
 struct _MatGPUFormat {
   const char *name;    /* "ELLPACK-R": printed by MatView */
   const char *seqtype; /* MATSEQELLRCUDA */
