@@ -226,21 +226,29 @@ static PetscErrorCode CheckAllProducts(Mat Ahost, Mat B, PetscRandom rnd, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The host CSR of B, the oracle of the device layout checks; *skip where the device holds the nonempty rows only */
+static PetscErrorCode HostCSR(Mat B, PetscBool *skip, PetscInt *m, PetscInt *n, const PetscInt **ai, const PetscInt **aj, PetscScalar **aa)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatGPUMatGetCompressedRows(B, skip));
+  PetscCall(MatGetLocalSize(B, m, n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(B, ai, aj, aa, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ELLPACK-R: the layout built on the GPU equals, bit for bit, the host layout (ellr_layout.c) of the same CSR */
 static PetscErrorCode CheckELLRDeviceLayout(Mat B, const char *what, const char *when)
 {
-  MatELLRLayout      D, H;
-  const PetscInt    *ai, *aj;
-  PetscScalar       *aa;
-  PetscInt           m, n;
-  PetscBool          compressed, same;
+  MatELLRLayout   D, H;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;
+  PetscInt        m, n;
+  PetscBool       skip, same;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
-  if (compressed) PetscFunctionReturn(PETSC_SUCCESS); /* the device holds the nonempty rows only */
+  PetscCall(HostCSR(B, &skip, &m, &n, &ai, &aj, &aa));
+  if (skip) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatELLRCUDAGetDeviceLayout(B, &D));
-  PetscCall(MatGetLocalSize(B, &m, &n));
-  PetscCall(MatSeqAIJGetCSRAndMemType(B, &ai, &aj, &aa, NULL));
   PetscCall(MatELLRLayoutCreate(m, n, ai, aj, aa, D.T, &H));
   same = (PetscBool)(D.m == H.m && D.width == H.width && D.stored == H.stored && D.maxlen == H.maxlen);
   same = (PetscBool)(same && !memcmp(D.rl, H.rl, (size_t)m * sizeof(int)) && !memcmp(D.col, H.col, (size_t)H.stored * sizeof(int)) && !memcmp(D.val, H.val, (size_t)H.stored * sizeof(PetscScalar)));
@@ -258,14 +266,12 @@ static PetscErrorCode CheckRgCSRDeviceLayout(Mat B, const char *what, const char
   const PetscInt *ai, *aj;
   PetscScalar    *aa;
   PetscInt        m, n;
-  PetscBool       compressed, same;
+  PetscBool       skip, same;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGPUMatGetCompressedRows(B, &compressed));
-  if (compressed) PetscFunctionReturn(PETSC_SUCCESS); /* the device holds the nonempty rows only */
+  PetscCall(HostCSR(B, &skip, &m, &n, &ai, &aj, &aa));
+  if (skip) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatRGCSRCUDAGetDeviceLayout(B, &D));
-  PetscCall(MatGetLocalSize(B, &m, &n));
-  PetscCall(MatSeqAIJGetCSRAndMemType(B, &ai, &aj, &aa, NULL));
   PetscCall(MatRgCSRLayoutCreate(m, n, ai, aj, aa, D.G, D.T, D.W, &H));
   same = (PetscBool)(D.m == H.m && D.ngroups == H.ngroups && D.stored == H.stored && D.maxlen == H.maxlen && !D.perm == !H.perm);
   same = (PetscBool)(same && !memcmp(D.gp, H.gp, (size_t)(H.ngroups + 1) * sizeof(PetscCount)) && !memcmp(D.rl, H.rl, (size_t)m * sizeof(int)));
