@@ -217,7 +217,7 @@ static PetscErrorCode TestType(const char *type)
    own handler must still get its turn, on either side */
 static PetscErrorCode TestDiagonalOperand(const char *type)
 {
-  Mat       A, D, C;
+  Mat       A, D, C = NULL;
   Vec       d;
   PetscBool equal;
 
@@ -226,6 +226,24 @@ static PetscErrorCode TestDiagonalOperand(const char *type)
   PetscCall(MatCreateVecs(A, &d, NULL));
   PetscCall(VecSetRandom(d, NULL));
   PetscCall(MatCreateDiagonal(d, &D));
+  { /* PETSc before 3.26 has no product of AIJ with MATDIAGONAL at all: ask plain SeqAIJ first */
+    Mat            Ah;
+    PetscErrorCode ierr;
+
+    PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatMatMult(Ah, D, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Ah));
+    if (ierr) {
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "# %s: products with MATDIAGONAL not checked: this PETSc has none for SeqAIJ either (error %d)\n", type, (int)ierr));
+      PetscCall(MatDestroy(&D));
+      PetscCall(VecDestroy(&d));
+      PetscCall(MatDestroy(&A));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(MatMatMult(A, D, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
   PetscCall(MatMatMultEqual(A, D, C, 10, &equal));
   TEST_CHECK(equal, "%s: A * MATDIAGONAL equals its action on vectors", type);
