@@ -308,8 +308,15 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt 
     PetscCount *gp, unsorted;
     PetscInt    maxlen0;
 
+    PetscErrorCode ierr;
+
     PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, 0, r->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
-    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
+    ierr = MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored);
+    if (ierr) { /* the unsorted groups are not the base's to free */
+      PetscCall(MatGPUMatDeviceFree((void **)&rl));
+      PetscCall(MatGPUMatDeviceFree((void **)&gp));
+    }
+    PetscCall(ierr);
     if ((PetscReal)(unsorted - stored) < r->minsaving * (PetscReal)unsorted) {
       PetscCall(MatGPUMatDeviceFree((void **)&r->d_rl));
       PetscCall(MatGPUMatDeviceFree((void **)&r->d_perm));
