@@ -3,26 +3,26 @@
   coarse operators and GAMG build with them) of the seq petscgpumat types, on the device.
 
   The products run in cuSPARSE through PETSc's aijcusparse: each sparse operand of our types (or plain SeqAIJ)
-  gets a MATSEQAIJCUSPARSE shadow, a copy whose values follow the operand's at each numeric phase, and
-  aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense CUDA operand).
+  gets a MATSEQAIJCUSPARSE shadow over its host arrays, whose device values follow the operand's at each numeric
+  phase, and aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense operand).
   - Sparse result: the product matrix is of A's type, with the structure of the shadows' product; at each numeric
     phase the shadows' product's values come back into it (and go to its device copy at its next use).
-  - Dense result (B MATSEQDENSECUDA): A B with at most 8 columns runs the format's block kernel where its layout
-    has one; otherwise (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix,
-    with the shadow of A standing in for A during its calls.
-  The shadows (gpumat_shadow.c) are a second device copy of the operands, as for the factorizations.
+  - Dense B (AB, AtB, ABt, PtAP, RARt; B on the host or the device, as aijcusparse takes it): A B with a
+    MATSEQDENSECUDA block of at most 8 columns runs the format's block kernel where its layout has one; otherwise
+    (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix, with the shadow of
+    A standing in for A during its calls.
+  The shadows (gpumat_shadow.c) share the operands' host arrays but are a second device copy of them, as for the
+  factorizations.
 
-  Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device, a host dense operand) SeqAIJ's
-  own code runs, or PETSc's column-by-column loop for dense operands, whose products are ours.
+  Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device) SeqAIJ's own code runs, or PETSc's
+  column-by-column loop for dense operands, whose products are ours.
 */
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
 
 typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
-  Mat              shadow[3];  /* their shadows (NULL where the operand is already aijcusparse or repeats A) */
-  PetscObjectId    id[3];
-  PetscObjectState nonzerostate[3], state[3];
+  MatGPUMatShadow  shadow[3];  /* their shadows (none where the operand is already aijcusparse or dense, or repeats A) */
   Mat              product;    /* the shadows' product (sparse results) */
   PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (dense results) */
 } MatGPUMatProduct;
@@ -279,17 +279,21 @@ static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether X can be an operand of a device product: AIJ-based (ours, SeqAIJ, aijcusparse) or a CUDA dense matrix, not bound to the CPU */
+/*
+  Whether X can be an operand of a device product: AIJ-based (ours, SeqAIJ, aijcusparse) and not bound to the CPU,
+  or (B of a product with a dense operand) any sequential dense matrix: as aijcusparse does, a host one is
+  converted to CUDA during the numeric phase and back, and the result is a MATSEQDENSECUDA unless set otherwise.
+*/
 static PetscErrorCode MatGPUMatProductOperandOnDevice(Mat X, PetscBool sparse_only, PetscBool *ok)
 {
-  PetscBool aij, plain, densecuda = PETSC_FALSE;
+  PetscBool aij, plain, dense = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &aij));
-  if (!sparse_only) PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSECUDA, &densecuda));
+  if (!sparse_only) PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJ, &plain));
-  /* a plain host SeqAIJ is bound to the CPU from its creation: it gets a shadow all the same */
-  *ok = (PetscBool)((aij || densecuda) && (plain || !X->boundtocpu) && X->assembled);
+  /* a plain host SeqAIJ (or host dense) is bound to the CPU from its creation: it gets a shadow all the same */
+  *ok = (PetscBool)(((aij && (plain || !X->boundtocpu)) || dense) && X->assembled);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -391,7 +395,8 @@ PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
     PetscCall(MatGPUMatProductOperandOnDevice(product->B, PETSC_FALSE, &okB));
     if (product->type == MATPRODUCT_ABC) PetscCall(MatGPUMatProductOperandOnDevice(product->C, PETSC_TRUE, &okC));
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
-    ok = (PetscBool)(ok && okB && okC && (!dense || product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB));
+    /* with a dense B: the products aijcusparse has for a dense operand (ABC goes through PETSc's two-step code) */
+    ok = (PetscBool)(ok && okB && okC && (!dense || (product->type >= MATPRODUCT_AB && product->type <= MATPRODUCT_RARt)));
     if (ok && !dense) {
       PetscBool host;
 

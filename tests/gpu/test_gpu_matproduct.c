@@ -6,7 +6,8 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
 
 /*
   Every product type (AB, AtB, ABt, PtAP, RARt, ABC) of random square and rectangular matrices of our types (and
-  one operand plain SeqAIJ), and AB/AtB with dense blocks of 1, 4 and 8 columns: the result equals SeqAIJ's host
+  one operand plain SeqAIJ), AB/AtB/ABt with dense blocks of 1, 4 and 8 columns (CUDA and host blocks) and, on the
+  device, PtAP/RARt with a dense P or R: the result equals SeqAIJ's host
   product to rounding, is of our type (sparse results), and ran on the device where one is usable; then the
   numeric phase again after A's values changed, the result poisoned with NaN first. Without a device the same
   checks hold for the host path (SeqAIJ's products, PETSc's column loop for dense operands).
@@ -98,7 +99,7 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   ondevice = (PetscBool)(shadows != NULL);
   {
     PetscObject block;
-    PetscBool   ellr, rgcsr, cmrs, expect = PETSC_FALSE;
+    PetscBool   ellr, rgcsr, cmrs, bcuda, expect = PETSC_FALSE;
 
     PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatBlockKernel", &block));
     ondevice = (PetscBool)(ondevice || block);
@@ -107,7 +108,8 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
     PetscCall(PetscStrcmp(atype, MATSEQELLRCUDA, &ellr));
     PetscCall(PetscStrcmp(atype, MATSEQRGCSRCUDA, &rgcsr));
     PetscCall(PetscStrcmp(atype, MATSEQCMRSCUDA, &cmrs));
-    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && blockkernel) {
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSECUDA, &bcuda));
+    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && blockkernel && bcuda) { /* a host block goes to cuSPARSE SpMM, as in aijcusparse */
       PetscInt  T = 0;
       PetscBool sorted = PETSC_TRUE;
 
@@ -158,6 +160,41 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PtAP and RARt with a dense P or R (SeqAIJ has none on the host): against the two host products they are made of */
+static PetscErrorCode CheckDenseTriple(const char *label, MatProductType ptype, Mat A, Mat X)
+{
+  Mat         C, Ah, Xh, T, Ch;
+  PetscReal   d;
+  PetscObject shadows;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
+  PetscCall(MatConvert(X, MATSEQDENSE, MAT_INITIAL_MATRIX, &Xh));
+  if (ptype == MATPRODUCT_PtAP) {
+    PetscCall(MatMatMult(Ah, Xh, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &T));
+    PetscCall(MatTransposeMatMult(Xh, T, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  } else {
+    PetscCall(MatMatTransposeMult(Ah, Xh, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &T));
+    PetscCall(MatMatMult(Xh, T, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  }
+  PetscCall(MatProductCreate(A, X, NULL, &C));
+  PetscCall(MatProductSetType(C, ptype));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  PetscCall(Poison(C));
+  PetscCall(MatProductNumeric(C));
+  PetscCall(RelativeDifference(C, Ch, &d));
+  PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatProductShadows", &shadows));
+  TEST_CHECK(d < 1e-13, "%s: %s equals the host's two products (difference %.2e)", label, MatProductTypes[ptype], (double)d);
+  TEST_CHECK(shadows != NULL, "%s: %s with a dense operand ran on the device", label, MatProductTypes[ptype]);
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&T));
+  PetscCall(MatDestroy(&Xh));
+  PetscCall(MatDestroy(&Ah));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode Random(PetscInt m, PetscInt n, PetscInt mean, const char *kind, PetscInt seed, MatType type, Mat *A)
 {
   PetscFunctionBeginUser;
@@ -193,17 +230,27 @@ static PetscErrorCode TestType(const char *type)
     PetscCall(PetscStrlcat(label, ", P SeqAIJ", sizeof(label)));
     PetscCall(CheckProduct(label, MATPRODUCT_PtAP, A, Pa, NULL, PETSC_TRUE));
     PetscCall(CheckProduct(label, MATPRODUCT_AB, A, Pa, NULL, PETSC_TRUE));
+    /* dense blocks on the device and (as aijcusparse takes them too: mat tests ex125) on the host */
     for (PetscInt nc = 1; nc <= 8; nc *= 2) {
-      Mat X;
+      for (PetscInt host = 0; host < 2; host++) {
+        Mat X, Xt;
 
-      if (nc == 2) continue;
-      PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s, dense block of %" PetscInt_FMT, type, kinds[k], nc));
-      PetscCall(MatCreateDense(PETSC_COMM_SELF, 300, nc, 300, nc, NULL, &X));
-      if (gpu) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &X));
-      PetscCall(MatSetRandom(X, NULL));
-      PetscCall(CheckProduct(label, MATPRODUCT_AB, A, X, NULL, PETSC_FALSE));
-      PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, X, NULL, PETSC_FALSE));
-      PetscCall(MatDestroy(&X));
+        if (nc == 2 || (host && !gpu)) continue;
+        PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s, %s dense block of %" PetscInt_FMT, type, kinds[k], host || !gpu ? "host" : "CUDA", nc));
+        PetscCall(MatCreateDense(PETSC_COMM_SELF, 300, nc, 300, nc, NULL, &X));
+        PetscCall(MatCreateDense(PETSC_COMM_SELF, nc, 300, nc, 300, NULL, &Xt));
+        if (gpu && !host) PetscCall(MatConvert(X, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &X));
+        if (gpu && !host) PetscCall(MatConvert(Xt, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &Xt));
+        PetscCall(MatSetRandom(X, NULL));
+        PetscCall(MatSetRandom(Xt, NULL));
+        PetscCall(CheckProduct(label, MATPRODUCT_AB, A, X, NULL, PETSC_FALSE));
+        PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, X, NULL, PETSC_FALSE));
+        PetscCall(CheckProduct(label, MATPRODUCT_ABt, A, Xt, NULL, PETSC_FALSE));
+        if (gpu) PetscCall(CheckDenseTriple(label, MATPRODUCT_PtAP, A, X));
+        if (gpu) PetscCall(CheckDenseTriple(label, MATPRODUCT_RARt, A, Xt));
+        PetscCall(MatDestroy(&X));
+        PetscCall(MatDestroy(&Xt));
+      }
     }
     PetscCall(MatDestroy(&A));
     PetscCall(MatDestroy(&P));
