@@ -101,30 +101,28 @@ static PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat A, MatFactorType ftype, Mat 
 }
 
 /*
-  The cuSPARSE factor through a shadow MATSEQAIJCUSPARSE copy. The shadow and the factor's own numeric
+  The cuSPARSE factor through a MATSEQAIJCUSPARSE shadow (gpumat_shadow.c). The shadow and the factor's own numeric
   functions are kept in a container composed on the factor (destroyed with it).
 */
 typedef struct {
-  Mat              shadow;       /* MATSEQAIJCUSPARSE copy of the matrix last factored */
-  PetscObjectId    id;                  /* the matrix the shadow copies (numeric phases may be given another one) */
-  PetscObjectState nonzerostate, state; /* of that matrix when the shadow was made, when its values were copied */
+  MatGPUMatShadow shadow; /* of the matrix last factored (numeric phases may be given another one) */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
-} MatGPUMatShadow;
+} MatGPUMatFactorShadow;
 
 static const char shadow_key[] = "MatGPUMatFactorShadow";
 
 static PetscErrorCode MatGPUMatShadowDestroy_Private(PetscGPUMatCtxArg ctx)
 {
-  MatGPUMatShadow *s = (MatGPUMatShadow *)PetscGPUMatCtxOf(ctx);
+  MatGPUMatFactorShadow *s = (MatGPUMatFactorShadow *)PetscGPUMatCtxOf(ctx);
 
   PetscFunctionBegin;
-  PetscCall(MatDestroy(&s->shadow));
+  PetscCall(MatGPUMatShadowReset(&s->shadow));
   PetscCall(PetscFree(s));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatShadow **s)
+static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatFactorShadow **s)
 {
   PetscContainer c;
 
@@ -135,38 +133,30 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatShadow **s)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The shadow with A's values (and, after a change of pattern, A's structure) */
-static PetscErrorCode MatGPUMatShadowUpdate_Private(MatGPUMatShadow *s, Mat A)
-{
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatShadowSync(A, &s->shadow, &s->id, &s->nonzerostate, &s->state));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
 {
-  MatGPUMatShadow *s;
+  MatGPUMatFactorShadow *s;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
-  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
-  PetscCall((*s->lunumeric)(F, s->shadow, info));
+  PetscCall(MatGPUMatShadowSync(A, &s->shadow));
+  PetscCall((*s->lunumeric)(F, s->shadow.mat, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
 {
-  MatGPUMatShadow *s;
+  MatGPUMatFactorShadow *s;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
-  PetscCall(MatGPUMatShadowUpdate_Private(s, A));
-  PetscCall((*s->choleskynumeric)(F, s->shadow, info));
+  PetscCall(MatGPUMatShadowSync(A, &s->shadow));
+  PetscCall((*s->choleskynumeric)(F, s->shadow.mat, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* After cuSPARSE's symbolic factorization (on the shadow): our numeric functions in front of its own */
-static PetscErrorCode MatGPUMatShadowWrapNumeric_Private(Mat F, MatGPUMatShadow *s)
+static PetscErrorCode MatGPUMatShadowWrapNumeric_Private(Mat F, MatGPUMatFactorShadow *s)
 {
   PetscFunctionBegin;
   if (F->ops->lufactornumeric && F->ops->lufactornumeric != MatLUFactorNumeric_GPUMatShadow) {
@@ -188,10 +178,10 @@ static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
 
 #define GPUMAT_SHADOW_SYMBOLIC(Name, cusp, ...) \
   do { \
-    MatGPUMatShadow *s; \
+    MatGPUMatFactorShadow *s; \
     PetscCall(MatGPUMatShadowGet_Private(F, &s)); \
-    PetscCall(MatGPUMatShadowUpdate_Private(s, A)); \
-    PetscCall((*cusp)(F, s->shadow, __VA_ARGS__)); \
+    PetscCall(MatGPUMatShadowSync(A, &s->shadow)); \
+    PetscCall((*cusp)(F, s->shadow.mat, __VA_ARGS__)); \
     PetscCall(MatGPUMatShadowWrapNumeric_Private(F, s)); \
   } while (0)
 
@@ -226,7 +216,7 @@ static PetscErrorCode MatICCFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, cons
 static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, Mat *F)
 {
   PetscErrorCode (*cusp)(Mat, MatFactorType, Mat *) = NULL;
-  MatGPUMatShadow *s;
+  MatGPUMatFactorShadow *s;
   PetscContainer   c;
 
   PetscFunctionBegin;

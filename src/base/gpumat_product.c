@@ -34,7 +34,7 @@ static PetscErrorCode MatGPUMatProductDestroy_Private(PetscGPUMatCtxArg ctx)
   MatGPUMatProduct *p = (MatGPUMatProduct *)PetscGPUMatCtxOf(ctx);
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&p->shadow[i]));
+  for (PetscInt i = 0; i < 3; i++) PetscCall(MatGPUMatShadowReset(&p->shadow[i]));
   PetscCall(MatDestroy(&p->product));
   PetscCall(PetscFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -58,9 +58,9 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
     if (cusp || dense) S[i] = X;
     else {
-      PetscCheck(!p->shadow[i] || p->nonzerostate[i] == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
-      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i], &p->id[i], &p->nonzerostate[i], &p->state[i]));
-      S[i] = p->shadow[i];
+      PetscCheck(!p->shadow[i].mat || p->shadow[i].nonzerostate == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
+      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i]));
+      S[i] = p->shadow[i].mat;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,66 +1,69 @@
 /*
-  The MATSEQAIJCUSPARSE shadow of a seq matrix (ours or plain SeqAIJ): a copy through which PETSc's aijcusparse code
-  works for us where it reads its operand's cuSPARSE structure (device products: gpumat_product.c; cuSPARSE
-  factorizations: gpumat_factor.c). The one-pipeline redesign (issue #19, a device CSR kept by the base) removes it.
+  The MATSEQAIJCUSPARSE shadow of a seq matrix (ours or plain SeqAIJ) through which PETSc's aijcusparse code works
+  for us where it reads its operand's cuSPARSE structure (device products: gpumat_product.c; cuSPARSE
+  factorizations: gpumat_factor.c). The shadow is made over the matrix's own host CSR arrays (no host copy: it
+  does not free them), so only its device copy is a second one; the one-pipeline redesign (issue #19, a device
+  CSR kept by the base) would remove that too.
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
-/* whether X has the pattern of `shadow` (host CSR of both: an aijcusparse matrix keeps its structure on the host) */
-static PetscErrorCode MatGPUMatSamePattern(Mat X, Mat shadow, PetscBool *same)
+/* X's host CSR arrays (an aijcusparse X is never shadowed: its MatSeqAIJGetCSRAndMemType() answers on the device) */
+static PetscErrorCode MatGPUMatShadowHostCSR(Mat X, PetscInt **ai, PetscInt **aj, PetscScalar **aa)
 {
-  const PetscInt *xi, *xj, *si, *sj;
-  PetscInt        nx, ns;
-  PetscBool       dx, ds;
+  const PetscInt *i, *j;
+  PetscScalar    *a;
+  PetscMemType    mtype;
 
   PetscFunctionBegin;
-  *same = PETSC_FALSE;
-  if (X->rmap->n != shadow->rmap->n || X->cmap->n != shadow->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGetRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &nx, &xi, &xj, &dx));
-  PetscCall(MatGetRowIJ(shadow, 0, PETSC_FALSE, PETSC_FALSE, &ns, &si, &sj, &ds));
-  if (dx && ds && nx == ns) {
-    PetscCall(PetscArraycmp(xi, si, nx + 1, same));
-    if (*same) PetscCall(PetscArraycmp(xj, sj, xi[nx], same));
-  }
-  PetscCall(MatRestoreRowIJ(X, 0, PETSC_FALSE, PETSC_FALSE, &nx, &xi, &xj, &dx));
-  PetscCall(MatRestoreRowIJ(shadow, 0, PETSC_FALSE, PETSC_FALSE, &ns, &si, &sj, &ds));
+  PetscCall(MatSeqAIJGetCSRAndMemType(X, &i, &j, &a, &mtype));
+  PetscCheck(PetscMemTypeHost(mtype), PetscObjectComm((PetscObject)X), PETSC_ERR_PLIB, "A shadow is made of a matrix with host CSR arrays, not of a %s", ((PetscObject)X)->type_name);
+  *ai = (PetscInt *)i;
+  *aj = (PetscInt *)j;
+  *aa = a;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  Makes *shadow a MATSEQAIJCUSPARSE copy of X, or copies only the values again when the shadow already has X's
-  pattern and X changed since (*state); nothing when X did not change. *id, *nonzerostate and *state record the
-  matrix the shadow copies: a factorization may be given another matrix than the one it was set up with (same
-  pattern, e.g. mat tests ex28), whose states can carry the same numbers, so the matrix's id is compared too and
-  the pattern checked when it differs.
+  Makes s->mat a MATSEQAIJCUSPARSE over X's host arrays, or marks its device values stale when only X's values
+  changed since the last call (they are the same host array); nothing when X did not change. The shadow is made
+  again for another matrix (a factorization may be given one of the same pattern: mat tests ex28; its arrays are
+  not the old ones, which may be gone) and for a new pattern or new arrays of X.
 */
-PetscErrorCode MatGPUMatShadowSync(Mat X, Mat *shadow, PetscObjectId *id, PetscObjectState *nonzerostate, PetscObjectState *state)
+PetscErrorCode MatGPUMatShadowSync(Mat X, MatGPUMatShadow *s)
 {
   PetscObjectState now;
-  PetscBool        same = PETSC_FALSE;
+  PetscInt        *ai = NULL, *aj = NULL;
+  PetscScalar     *aa = NULL;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)X, &now));
-  if (*shadow && *id == ((PetscObject)X)->id) {
-    if (*nonzerostate == X->nonzerostate && now == *state) PetscFunctionReturn(PETSC_SUCCESS);
-    same = (PetscBool)(*nonzerostate == X->nonzerostate);
-  } else if (*shadow) PetscCall(MatGPUMatSamePattern(X, *shadow, &same));
-  if (same) {
-    const PetscScalar *a;
-    PetscScalar       *b;
-    const PetscInt    *ai;
+  PetscCall(MatGPUMatShadowHostCSR(X, &ai, &aj, &aa));
+  if (s->mat && s->id == ((PetscObject)X)->id && s->nonzerostate == X->nonzerostate && s->ai == ai && s->aj == aj && s->aa == aa) {
+    if (now != s->state) { /* the shadow's host values are X's: only its device copy is stale */
+      PetscScalar *b;
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(X, &ai, NULL, NULL, NULL));
-    PetscCall(MatSeqAIJGetArrayRead(X, &a));
-    PetscCall(MatSeqAIJGetArrayWrite(*shadow, &b)); /* marks the shadow's device values stale */
-    PetscCall(PetscArraycpy(b, a, X->rmap->n ? ai[X->rmap->n] : 0));
-    PetscCall(MatSeqAIJRestoreArrayWrite(*shadow, &b));
-    PetscCall(MatSeqAIJRestoreArrayRead(X, &a));
+      PetscCall(MatSeqAIJGetArrayWrite(s->mat, &b));
+      PetscCall(MatSeqAIJRestoreArrayWrite(s->mat, &b));
+    }
   } else {
-    PetscCall(MatDestroy(shadow));
-    PetscCall(MatConvert(X, MATSEQAIJCUSPARSE, MAT_INITIAL_MATRIX, shadow));
+    PetscCall(MatDestroy(&s->mat));
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, ai, aj, aa, &s->mat));
+    PetscCall(MatSetBlockSizesFromMats(s->mat, X, X));
+    PetscCall(MatConvert(s->mat, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s->mat));
+    s->id           = ((PetscObject)X)->id;
+    s->nonzerostate = X->nonzerostate;
+    s->ai           = ai;
+    s->aj           = aj;
+    s->aa           = aa;
   }
-  *id           = ((PetscObject)X)->id;
-  *nonzerostate = X->nonzerostate;
-  *state        = now;
+  s->state = now;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *s)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&s->mat));
+  PetscCall(PetscMemzero(s, sizeof(*s)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -141,7 +141,16 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gp
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
-PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, Mat *, PetscObjectId *, PetscObjectState *, PetscObjectState *); /* src/base/gpumat_shadow.c */
+/* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
+typedef struct {
+  Mat               mat;                 /* NULL until the first MatGPUMatShadowSync() */
+  PetscObjectId     id;                  /* X */
+  PetscObjectState  nonzerostate, state; /* X's when the shadow was made, when its values were last synced */
+  const PetscInt    *ai, *aj;            /* X's host arrays the shadow is made over */
+  const PetscScalar *aa;
+} MatGPUMatShadow;
+PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
+PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatAXPY_GPUMat(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_axpy.c */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
