@@ -385,7 +385,7 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
     g->explicit_transpose_set = PETSC_TRUE;
     if (!flg) PetscCall(MatDestroy(&g->transpose));
   }
-  PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
+  PetscCall(MatGPUMatProgramOptions(PetscOptionsObject));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatInstallOps(A, GPUMAT_INSTALL_COMPUTE));
@@ -464,6 +464,7 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
     PetscCall(MatGPUMatDefaultVecType(&vtype));
     if (strcmp(vtype, VECCUDA)) PetscCall(PetscViewerASCIIPrintf(viewer, "no usable CUDA device: MatCreateVecs() gives host vectors and the products run on the host (counted in the event GPUMatHostFallback)\n"));
   }
+  if (g->trisolve_why[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "triangular solves of its factor (no solver type named): on the %s, %s\n", g->trisolve_device ? "device (cusparse)" : "host (petsc)", g->trisolve_why));
   if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type, %s\n", g->explicit_transpose_set ? "-mat_gpumat_explicit_transpose" : "a rectangular matrix"));
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));

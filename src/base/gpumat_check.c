@@ -9,12 +9,14 @@
 PetscBool MatGPUMatCheckProductsOn = PETSC_FALSE;
 
 /* The options that hold for every petscgpumat matrix of the program (read at initialization too), listed by -help with each type's options */
-PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems PetscOptionsObject)
+PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject)
 {
   PetscFunctionBegin;
   PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_block_kernel", "Products with dense blocks of at most 8 vectors run the format's own block kernel where its layout has one (else, or with 0: cuSPARSE SpMM on an aijcusparse copy)", "", MatGPUMatBlockKernelOn, &MatGPUMatBlockKernelOn, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
+  PetscCall(PetscOptionsEnum("-mat_gpumat_trisolve", "Where the triangular solves of factors made with no solver type named run: auto (the faster by a model of both), device, host", "MatGetFactor", MatGPUMatTriSolveModes, (PetscEnum)MatGPUMatTriSolve, (PetscEnum *)&MatGPUMatTriSolve, NULL));
+  PetscCall(PetscOptionsReal("-mat_gpumat_trisolve_level_us", "auto: the device's cost of one level set of a triangular solve, in microseconds (the GPU-dependent term of the rule)", "MatGPUMatGetTriangularLevels", MatGPUMatTriSolveLevelUs, &MatGPUMatTriSolveLevelUs, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,15 +1,17 @@
 /*
   Factorizations of the seq petscgpumat types (LU, ILU, Cholesky, ICC), for PCLU/PCILU/PCICC/PCCHOLESKY and the
   blocks of PCBJACOBI and PCASM:
-  - MATSOLVERCUSPARSE (-pc_factor_mat_solver_type cusparse, and the default where a device is usable): the
-    factor of PETSc's aijcusparse, made from a MATSEQAIJCUSPARSE copy of the matrix (the shadow) whose values
-    follow ours at each numeric factorization. ILU(0)/ICC(0) factor on the device, the others on the host; the
-    triangular solves run on the device. The shadow is a second device copy of the matrix: PETSc's cusparse
-    factor code reads its input's cuSPARSE structure, which our types do not have.
-  - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device); the
-    factor calls itself MATSOLVERPETSCGPUMAT, so that a PC factoring again (a new nonzero pattern) comes back here:
-    "petsc" with our type name finds MATSEQAIJ's factory by prefix, whose symbolic factorization would copy our
-    composed functions into the factor without our clean-up (-checkfunctionlist).
+  - MATSOLVERCUSPARSE (-pc_factor_mat_solver_type cusparse, and the default where a device is usable and the
+    solves are faster there: gpumat_trisolve.c): the factor of PETSc's aijcusparse, made from a MATSEQAIJCUSPARSE
+    shadow over the matrix's host arrays (gpumat_shadow.c) whose device values follow ours at each numeric
+    factorization. ILU(0)/ICC(0) factor on the device, the others on the host; the triangular solves run on the
+    device. The shadow is a second device copy of the matrix: PETSc's cusparse factor code reads its input's
+    cuSPARSE structure, which our types do not have.
+  - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device, or
+    where the host solves faster); the factor calls itself MATSOLVERPETSCGPUMAT, so that a PC factoring again (a
+    new nonzero pattern) comes back here: "petsc" with our type name finds MATSEQAIJ's factory by prefix, whose
+    symbolic factorization would copy our composed functions into the factor without our clean-up
+    (-checkfunctionlist).
 
   Why not simply let MatGetFactor() find SeqAIJ's factory by type-name prefix: SeqAIJ's symbolic factorization
   copies the source matrix's composed functions into the factor (MatDuplicateNoCreate_SeqAIJ), so the factor,
@@ -238,14 +240,24 @@ static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* PETSc's default (no solver type named): the cuSPARSE factor where a device is usable and A is not bound to the CPU */
+/*
+  PETSc's default (no solver type named): where a device is usable and A is not bound to the CPU, the cuSPARSE
+  factor or the host one, whichever solves faster for A (gpumat_trisolve.c); else the host factor
+*/
 static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Mat *F)
 {
-  VecType vtype;
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  VecType     vtype;
+  PetscBool   device = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDefaultVecType(&vtype));
-  if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) PetscCall(MatGetFactor_GPUMat_CUSPARSE(A, ftype, F));
+  if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) {
+    PetscCall(MatGPUMatTriSolveOnDevice(A, ftype, &device, g->trisolve_why, sizeof(g->trisolve_why)));
+    g->trisolve_device = device;
+    PetscCall(PetscInfo(A, "%s factor of %s: triangular solves on the %s (%s)\n", MatFactorTypes[ftype], ((PetscObject)A)->type_name, device ? "device" : "host", g->trisolve_why));
+  }
+  if (device) PetscCall(MatGetFactor_GPUMat_CUSPARSE(A, ftype, F));
   else PetscCall(MatGetFactor_GPUMat_Petsc(A, ftype, F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -412,7 +412,7 @@ static PetscErrorCode MatSetFromOptions_MPIGPUMat(Mat A, PetscGPUMatOptionItems 
     }
   }
   PetscCall(PetscOptionsBool("-mat_gpumat_mpi_device_products", "Sparse products (AB, AtB, PtAP) by MPIAIJ's backend algorithm: the local products on the device, assembled on the host", "MatProductSetFromOptions", m->device_products, &m->device_products, NULL));
-  PetscCall(MatGPUMatDebugOptions(PetscOptionsObject));
+  PetscCall(MatGPUMatProgramOptions(PetscOptionsObject));
   PetscCall(m->format->setfromoptions(m->params, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscCall(MatGPUMatParameterTargets(A, &n, targets));

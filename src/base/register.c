@@ -51,6 +51,8 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_check_products", &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &MatGPUMatBlockKernelOn, NULL));
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-mat_gpumat_trisolve", MatGPUMatTriSolveModes, (PetscEnum *)&MatGPUMatTriSolve, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_gpumat_trisolve_level_us", &MatGPUMatTriSolveLevelUs, NULL));
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());

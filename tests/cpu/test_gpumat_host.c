@@ -378,6 +378,68 @@ static PetscErrorCode TestInfoAndView(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Steps of a forward (lower) or backward (upper) triangular solve done one level set at a time: the oracle of
+   MatGPUMatGetTriangularLevels(), computed another way (rows become solvable when their dependencies are solved) */
+static PetscErrorCode LevelsBySteps(Mat A, PetscBool upper, PetscInt *steps)
+{
+  const PetscInt *ai, *aj;
+  PetscInt        n, left;
+  PetscBool       done, *solved, *now;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscCall(PetscCalloc2(n, &solved, n, &now));
+  for (*steps = 0, left = n; left > 0; (*steps)++) {
+    for (PetscInt i = 0; i < n; i++) {
+      now[i] = PETSC_FALSE;
+      if (solved[i]) continue;
+      now[i] = PETSC_TRUE;
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++)
+        if ((upper ? aj[k] > i : aj[k] < i) && !solved[aj[k]]) now[i] = PETSC_FALSE;
+    }
+    for (PetscInt i = 0; i < n; i++)
+      if (now[i]) solved[i] = PETSC_TRUE, left--;
+  }
+  PetscCall(PetscFree2(solved, now));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The level sets of the triangles, which decide where the factors of our types solve (-mat_gpumat_trisolve auto) */
+static PetscErrorCode TestTriangularLevels(void)
+{
+  const char *kinds[] = {"uniform", "powerlaw", "emptyrows"};
+  Mat         A;
+  PetscInt    lower, upper, lref = -1, uref = -1;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 3; k <= 12; k += 9) { /* 2-D 5-point: 2k - 1 each; 3-D 7-point: 3k - 2 each, as our type too */
+    PetscCall(TestCreateLaplacian(2, k, &A));
+    PetscCall(MatGPUMatGetTriangularLevels(A, &lower, &upper));
+    TEST_CHECK(lower == 2 * k - 1 && upper == 2 * k - 1, "2-D 5-point Laplacian %" PetscInt_FMT "^2: %" PetscInt_FMT " and %" PetscInt_FMT " level sets (expected %" PetscInt_FMT ")", k, lower, upper, 2 * k - 1);
+    PetscCall(MatDestroy(&A));
+    PetscCall(TestCreateLaplacian(3, k, &A));
+    PetscCall(MatConvert(A, MATSEQCMRSCUDA, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatGPUMatGetTriangularLevels(A, &lower, &upper));
+    TEST_CHECK(lower == 3 * k - 2 && upper == 3 * k - 2, "3-D 7-point Laplacian %" PetscInt_FMT "^3 (%s): %" PetscInt_FMT " and %" PetscInt_FMT " level sets (expected %" PetscInt_FMT ")", k, MATSEQCMRSCUDA, lower, upper, 3 * k - 2);
+    PetscCall(MatDestroy(&A));
+  }
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscCall(TestCreateRandom(300, 300, 3, kinds[i], 50 + i, &A));
+    PetscCall(MatGPUMatGetTriangularLevels(A, &lower, &upper));
+    PetscCall(LevelsBySteps(A, PETSC_FALSE, &lref));
+    PetscCall(LevelsBySteps(A, PETSC_TRUE, &uref));
+    TEST_CHECK(lower == lref && upper == uref, "random %s 300: %" PetscInt_FMT " and %" PetscInt_FMT " level sets, %" PetscInt_FMT " and %" PetscInt_FMT " solve steps", kinds[i], lower, upper, lref, uref);
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(TestCreateRandom(300, 200, 3, "uniform", 60, &A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  TEST_CHECK(MatGPUMatGetTriangularLevels(A, &lower, &upper) == PETSC_ERR_ARG_SIZ, "a rectangular matrix has no triangular levels: PETSC_ERR_ARG_SIZ");
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu, only;
@@ -400,6 +462,7 @@ int main(int argc, char **argv)
   PetscCall(TestHostOperations(PETSC_TRUE));
   PetscCall(TestOptions());
   PetscCall(TestInfoAndView());
+  PetscCall(TestTriangularLevels());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();

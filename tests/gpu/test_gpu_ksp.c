@@ -105,6 +105,8 @@ static PetscErrorCode CheckFactorBeforeAssembly(const char *type)
   PetscCall(MatCreate(PETSC_COMM_SELF, &A));
   PetscCall(MatSetSizes(A, n, n, n, n));
   PetscCall(MatSetType(A, type));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_trisolve", "device")); /* a tridiagonal matrix would solve on the host */
+  PetscCall(MatSetFromOptions(A));
   PetscCall(MatSetUp(A));
   PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
@@ -133,6 +135,9 @@ static PetscErrorCode CheckFactorBeforeAssembly(const char *type)
   PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
   TEST_CHECK(rn <= 1e-8 * bn, "%s: ILU(0) set up before assembly: relative residual %.2e", type, (double)(rn / bn));
   TEST_CHECK(cusparse, "%s: ILU(0) set up before assembly: the factor is cuSPARSE's (got %s)", type, solver);
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_trisolve", "auto"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_trisolve"));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -226,6 +231,62 @@ static PetscErrorCode CheckFactorOtherMatrix(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Where the factors made with no solver type named solve (-mat_gpumat_trisolve): forced either way, and by the
+   rule at its extremes (a tridiagonal matrix: one row per level set; the 3-D 7-point Laplacian 64^3: ~4700 nonzeros
+   per level set); the factor's solver type says which, MatView says why, and the solve is right either way */
+static PetscErrorCode CheckTriSolveChoice(const char *type)
+{
+  const char *modes[]  = {"host", "device", "auto", "auto"};
+  const char *expect[] = {MATSOLVERPETSCGPUMAT, MATSOLVERCUSPARSE, MATSOLVERPETSCGPUMAT, MATSOLVERCUSPARSE};
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < 4; c++) {
+    Mat           A, F;
+    Vec           x, b, r;
+    IS            row, col;
+    MatFactorInfo info;
+    MatSolverType solver;
+    PetscBool     same;
+    PetscReal     rn;
+    char          text[4096];
+
+    if (c == 3) {
+      PetscCall(TestCreateLaplacian(3, 64, &A));
+      PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+    } else PetscCall(Tridiagonal(type, 2000, 1.0, &A));
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_trisolve", modes[c]));
+    PetscCall(MatSetFromOptions(A));
+    PetscCall(MatGetFactor(A, NULL, MAT_FACTOR_ILU, &F));
+    PetscCall(MatFactorGetSolverType(F, &solver));
+    PetscCall(PetscStrcmp(solver, expect[c], &same));
+    TEST_CHECK(same, "%s: -mat_gpumat_trisolve %s on %s: the ILU factor is %s's (got %s)", type, modes[c], c == 3 ? "lap3d7 64^3" : "a tridiagonal matrix", expect[c], solver);
+    PetscCall(TestViewInfoText(A, text, sizeof(text)));
+    TEST_CHECK(strstr(text, "triangular solves of its factor") != NULL, "%s: MatView says where the factor solves and why", type);
+    PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
+    PetscCall(MatFactorInfoInitialize(&info));
+    info.fill = 1.0;
+    PetscCall(MatILUFactorSymbolic(F, A, row, col, &info));
+    PetscCall(MatLUFactorNumeric(F, A, &info));
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(MatSolve(F, b, x));
+    PetscCall(MatMult(A, x, r));
+    PetscCall(VecAXPY(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_INFINITY, &rn));
+    if (c < 3) TEST_CHECK(rn < 1e-10, "%s: -mat_gpumat_trisolve %s: ILU(0) of a tridiagonal matrix is exact (residual %.2e)", type, modes[c], (double)rn);
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&r));
+    PetscCall(MatDestroy(&F));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_trisolve"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -255,6 +316,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
+    PetscCall(CheckTriSolveChoice(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
     PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));

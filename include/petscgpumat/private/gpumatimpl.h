@@ -78,13 +78,28 @@ typedef struct {
   PetscBool        explicit_transpose, explicit_transpose_set;
   Mat              transpose;
   PetscObjectState transpose_state, transpose_nonzerostate;
+
+  /* where the triangular solves of the last factor made with no solver type named run, and why (MatView) */
+  char      trisolve_why[192];
+  PetscBool trisolve_device;
 } Mat_GPUMat;
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
-PETSC_INTERN PetscErrorCode MatGPUMatDebugOptions(PetscGPUMatOptionItems);
+PETSC_INTERN PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems);
+
+/* Device or host triangular solves for the factors made with no solver type named (src/base/gpumat_trisolve.c) */
+typedef enum {
+  MATGPUMAT_TRISOLVE_AUTO,
+  MATGPUMAT_TRISOLVE_DEVICE,
+  MATGPUMAT_TRISOLVE_HOST
+} MatGPUMatTriSolveMode;
+PETSC_INTERN const char *const   MatGPUMatTriSolveModes[];
+PETSC_INTERN MatGPUMatTriSolveMode MatGPUMatTriSolve;            /* -mat_gpumat_trisolve */
+PETSC_INTERN PetscReal             MatGPUMatTriSolveLevelUs;     /* -mat_gpumat_trisolve_level_us */
+PETSC_INTERN PetscErrorCode        MatGPUMatTriSolveOnDevice(Mat, MatFactorType, PetscBool *, char[], size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductBegin(Vec, Vec, Vec *);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *, Vec, Vec, Vec, Vec, PetscBool);
 
