@@ -109,7 +109,9 @@ def run_one(cfg, mtype, a):
     wall = time.time() - t0
     out = p.stdout + p.stderr
     times = csv_times(timefile)
-    if os.path.exists(timefile):
+    if os.path.exists(timefile):  # kept in the run's log, below the table
+        with open(timefile) as f:
+            out += "\n-log_view CSV (wall-clock times):\n" + f.read()
         os.remove(timefile)
     lin = [int(m.group(3)) for m in ITS.finditer(out)]
     reasons = [m.group(2) for m in ITS.finditer(out)]
