@@ -26,11 +26,17 @@ PetscReal             MatGPUMatTriSolveLevelUs = 1.54; /* device microseconds pe
 #define TRISOLVE_DEVICE_US(levels, nnz) (13.0 + MatGPUMatTriSolveLevelUs * (levels) + 3.2e-5 * (nnz))
 #define TRISOLVE_HOST_US(rows, nnz)     (8.3e-3 * (rows) + 7.9e-4 * (nnz))
 
-/* The level sets of A's triangles; the passes stop once lower + upper exceeds `cap` (then they are lower bounds) */
+/*
+  The level sets of A's triangles, in one pass over the CSR: a forward solve's level of row i is one more than the
+  highest level among the rows its lower entries refer to (pulled from rows already done); the backward solve's
+  number of levels is the longest chain of upper entries, which the pass also finds going forward: each row
+  pushes (its longest chain ending there) + 1 to the rows its upper entries refer to. The pass stops once
+  lower + upper exceeds `cap` (both are then lower bounds).
+*/
 static PetscErrorCode MatGPUMatTriangularLevels_Private(Mat A, PetscInt cap, PetscInt *lower, PetscInt *upper)
 {
   const PetscInt *ai, *aj;
-  PetscInt        n, *level, lmax = 0, umax = 0;
+  PetscInt        n, *level, *chain, lmax = 0, umax = 0;
   PetscBool       done;
 
   PetscFunctionBegin;
@@ -38,21 +44,20 @@ static PetscErrorCode MatGPUMatTriangularLevels_Private(Mat A, PetscInt cap, Pet
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Triangular levels need the CSR structure of %s", ((PetscObject)A)->type_name);
   PetscCall(PetscMalloc1(n, &level));
-  for (PetscInt i = 0; i < n && lmax <= cap; i++) { /* columns are sorted: the lower part is a prefix of the row */
-    PetscInt l = 0;
+  PetscCall(PetscCalloc1(n, &chain)); /* rows on the longest chain of upper entries ending before row i */
+  for (PetscInt i = 0; i < n && lmax + umax <= cap; i++) {
+    const PetscInt end = ai[i + 1];
+    PetscInt       l = 0, k = ai[i], c = chain[i] + 1;
 
-    for (PetscInt k = ai[i]; k < ai[i + 1] && aj[k] < i; k++) l = PetscMax(l, level[aj[k]]);
+    for (; k < end && aj[k] < i; k++) l = PetscMax(l, level[aj[k]]); /* columns are sorted */
     level[i] = l + 1;
     lmax     = PetscMax(lmax, level[i]);
-  }
-  for (PetscInt i = n - 1; i >= 0 && lmax <= cap && umax <= cap - lmax; i--) {
-    PetscInt l = 0;
-
-    for (PetscInt k = ai[i + 1] - 1; k >= ai[i] && aj[k] > i; k--) l = PetscMax(l, level[aj[k]]);
-    level[i] = l + 1;
-    umax     = PetscMax(umax, level[i]);
+    umax     = PetscMax(umax, c);
+    if (k < end && aj[k] == i) k++; /* the diagonal */
+    for (; k < end; k++) chain[aj[k]] = PetscMax(chain[aj[k]], c);
   }
   PetscCall(PetscFree(level));
+  PetscCall(PetscFree(chain));
   PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   *lower = lmax;
   *upper = umax;
@@ -77,7 +82,7 @@ static PetscErrorCode MatGPUMatTriangularLevels_Private(Mat A, PetscInt cap, Pet
   Level: advanced
 
   Note:
-  One pass over the host CSR per triangle. The level sets bound the parallelism of a triangular solve: a
+  One pass over the host CSR. The level sets bound the parallelism of a triangular solve: a
   tridiagonal matrix has as many as rows, the 2-D 5-point Laplacian on an n x n grid 2n - 1.
 
 .seealso: `MatGetFactor()`, `MATSOLVERCUSPARSE`, `MATSEQCMRSCUDA`
