@@ -34,11 +34,148 @@ static PetscErrorCode MatGPUMatFactorForget_Private(Mat F, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Blocks of right-hand sides with the host factor (PCMatApply(), KSPMatSolve(): MatMatSolve()): SeqAIJ's
+  MatMatSolve takes only host MATSEQDENSE blocks, while with device vectors the blocks are MATSEQDENSECUDA (which
+  cuSPARSE's factor takes). The numeric factorization sets SeqAIJ's; ours stands in front of it: SeqAIJ's for host
+  blocks, else one MatSolve() per column. What SeqAIJ's numeric phase and block solves were, per factor, lives in
+  a container composed on it.
+*/
+typedef struct {
+  PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
+  PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
+  PetscErrorCode (*matsolve)(Mat, Mat, Mat);
+  PetscErrorCode (*matsolvetranspose)(Mat, Mat, Mat);
+} MatGPUMatHostFactor;
+
+static const char host_factor_key[] = "MatGPUMatHostFactor";
+
+static PetscErrorCode MatGPUMatHostFactorDestroy_Private(PetscGPUMatCtxArg ctx)
+{
+  void *h = PetscGPUMatCtxOf(ctx);
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatHostFactorGet_Private(Mat F, MatGPUMatHostFactor **h)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)F, host_factor_key, (PetscObject *)&c));
+  if (!c) {
+    PetscCall(PetscNew(h));
+    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+    PetscCall(PetscContainerSetPointer(c, *h));
+    PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatHostFactorDestroy_Private));
+    PetscCall(PetscObjectCompose((PetscObject)F, host_factor_key, (PetscObject)c));
+    PetscCall(PetscContainerDestroy(&c));
+  } else PetscCall(PetscContainerGetPointer(c, (void **)h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolveColumns_GPUMatHost(Mat F, Mat B, Mat X, PetscBool trans)
+{
+  Mat      Bc = B;
+  PetscInt n;
+
+  PetscFunctionBegin;
+  if (B == X) PetscCall(MatDuplicate(B, MAT_COPY_VALUES, &Bc)); /* MatSolve() wants distinct vectors */
+  PetscCall(MatGetSize(Bc, NULL, &n));
+  for (PetscInt k = 0; k < n; k++) {
+    Vec b, x;
+
+    PetscCall(MatDenseGetColumnVecRead(Bc, k, &b));
+    PetscCall(MatDenseGetColumnVecWrite(X, k, &x));
+    if (trans) PetscCall(MatSolveTranspose(F, b, x));
+    else PetscCall(MatSolve(F, b, x));
+    PetscCall(MatDenseRestoreColumnVecWrite(X, k, &x));
+    PetscCall(MatDenseRestoreColumnVecRead(Bc, k, &b));
+  }
+  if (Bc != B) PetscCall(MatDestroy(&Bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define GPUMAT_HOST_MATSOLVE(Name, slot, trans) \
+  static PetscErrorCode Name(Mat F, Mat B, Mat X) \
+  { \
+    MatGPUMatHostFactor *h; \
+    PetscBool            bhost, xhost; \
+\
+    PetscFunctionBegin; \
+    PetscCall(MatGPUMatHostFactorGet_Private(F, &h)); \
+    PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSE, &bhost)); \
+    PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQDENSE, &xhost)); \
+    if (bhost && xhost && h->slot) PetscCall((*h->slot)(F, B, X)); \
+    else PetscCall(MatMatSolveColumns_GPUMatHost(F, B, X, trans)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+GPUMAT_HOST_MATSOLVE(MatMatSolve_GPUMatHost, matsolve, PETSC_FALSE)
+GPUMAT_HOST_MATSOLVE(MatMatSolveTranspose_GPUMatHost, matsolvetranspose, PETSC_TRUE)
+
+/* After SeqAIJ's numeric factorization: ours in front of the block solves it installed */
+static PetscErrorCode MatGPUMatHostFactorWrapSolves_Private(Mat F, MatGPUMatHostFactor *h)
+{
+  PetscFunctionBegin;
+  if (F->ops->matsolve != MatMatSolve_GPUMatHost) {
+    h->matsolve      = F->ops->matsolve;
+    F->ops->matsolve = MatMatSolve_GPUMatHost;
+  }
+  if (F->ops->matsolvetranspose != MatMatSolveTranspose_GPUMatHost) {
+    h->matsolvetranspose      = F->ops->matsolvetranspose;
+    F->ops->matsolvetranspose = MatMatSolveTranspose_GPUMatHost;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatLUFactorNumeric_GPUMatHost(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatGPUMatHostFactor *h;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatHostFactorGet_Private(F, &h));
+  PetscCall((*h->lunumeric)(F, A, info));
+  PetscCall(MatGPUMatHostFactorWrapSolves_Private(F, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorNumeric_GPUMatHost(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatGPUMatHostFactor *h;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatHostFactorGet_Private(F, &h));
+  PetscCall((*h->choleskynumeric)(F, A, info));
+  PetscCall(MatGPUMatHostFactorWrapSolves_Private(F, h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After SeqAIJ's symbolic factorization: forget what the base composed on A, and wrap the numeric phase */
+static PetscErrorCode MatGPUMatHostFactorSymbolicDone_Private(Mat F, Mat A)
+{
+  MatGPUMatHostFactor *h;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatFactorForget_Private(F, A));
+  PetscCall(MatGPUMatHostFactorGet_Private(F, &h));
+  if (F->ops->lufactornumeric && F->ops->lufactornumeric != MatLUFactorNumeric_GPUMatHost) {
+    h->lunumeric              = F->ops->lufactornumeric;
+    F->ops->lufactornumeric = MatLUFactorNumeric_GPUMatHost;
+  }
+  if (F->ops->choleskyfactornumeric && F->ops->choleskyfactornumeric != MatCholeskyFactorNumeric_GPUMatHost) {
+    h->choleskynumeric              = F->ops->choleskyfactornumeric;
+    F->ops->choleskyfactornumeric = MatCholeskyFactorNumeric_GPUMatHost;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatLUFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
   PetscFunctionBegin;
   PetscCall((*host_lusymbolic)(F, A, r, c, info));
-  PetscCall(MatGPUMatFactorForget_Private(F, A));
+  PetscCall(MatGPUMatHostFactorSymbolicDone_Private(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -46,7 +183,7 @@ static PetscErrorCode MatILUFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, IS c, 
 {
   PetscFunctionBegin;
   PetscCall((*host_ilusymbolic)(F, A, r, c, info));
-  PetscCall(MatGPUMatFactorForget_Private(F, A));
+  PetscCall(MatGPUMatHostFactorSymbolicDone_Private(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -54,7 +191,7 @@ static PetscErrorCode MatCholeskyFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, c
 {
   PetscFunctionBegin;
   PetscCall((*host_choleskysymbolic)(F, A, r, info));
-  PetscCall(MatGPUMatFactorForget_Private(F, A));
+  PetscCall(MatGPUMatHostFactorSymbolicDone_Private(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,7 +199,7 @@ static PetscErrorCode MatICCFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, const 
 {
   PetscFunctionBegin;
   PetscCall((*host_iccsymbolic)(F, A, r, info));
-  PetscCall(MatGPUMatFactorForget_Private(F, A));
+  PetscCall(MatGPUMatHostFactorSymbolicDone_Private(F, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

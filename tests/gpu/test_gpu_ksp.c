@@ -275,6 +275,35 @@ static PetscErrorCode CheckTriSolveChoice(const char *type)
     PetscCall(VecAXPY(r, -1.0, b));
     PetscCall(VecNorm(r, NORM_INFINITY, &rn));
     if (c < 3) TEST_CHECK(rn < 1e-10, "%s: -mat_gpumat_trisolve %s: ILU(0) of a tridiagonal matrix is exact (residual %.2e)", type, modes[c], (double)rn);
+    for (PetscInt cuda = 0; cuda < 2 && c < 3; cuda++) { /* blocks of right-hand sides (PCMatApply, KSPMatSolve): host and CUDA */
+      Mat       B, X, R;
+      PetscReal e, bn;
+      PetscInt  m;
+
+      PetscCall(MatGetLocalSize(A, &m, NULL));
+      PetscCall(MatCreateDense(PETSC_COMM_SELF, m, 3, m, 3, NULL, &B));
+      if (cuda) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &B));
+      PetscCall(MatSetRandom(B, NULL));
+      PetscCall(MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X));
+      PetscCall(MatMatSolve(F, B, X));
+      PetscCall(MatMatMult(A, X, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+      PetscCall(MatAXPY(R, -1.0, B, SAME_NONZERO_PATTERN));
+      PetscCall(MatNorm(R, NORM_FROBENIUS, &e));
+      PetscCall(MatNorm(B, NORM_FROBENIUS, &bn));
+      TEST_CHECK(e <= 1e-10 * bn, "%s: -mat_gpumat_trisolve %s: MatMatSolve with a %s block (relative residual %.2e)", type, modes[c], cuda ? "CUDA" : "host", (double)(e / bn));
+      if (!cuda) { /* in place, as mat tests ex125 does */
+        PetscCall(MatCopy(B, X, SAME_NONZERO_PATTERN));
+        PetscCall(MatMatSolve(F, X, X));
+        PetscCall(MatDestroy(&R));
+        PetscCall(MatMatMult(A, X, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+        PetscCall(MatAXPY(R, -1.0, B, SAME_NONZERO_PATTERN));
+        PetscCall(MatNorm(R, NORM_FROBENIUS, &e));
+        TEST_CHECK(e <= 1e-10 * bn, "%s: -mat_gpumat_trisolve %s: MatMatSolve(F, X, X) with a host block (relative residual %.2e)", type, modes[c], (double)(e / bn));
+      }
+      PetscCall(MatDestroy(&R));
+      PetscCall(MatDestroy(&X));
+      PetscCall(MatDestroy(&B));
+    }
     PetscCall(ISDestroy(&row));
     PetscCall(ISDestroy(&col));
     PetscCall(VecDestroy(&x));
