@@ -19,6 +19,7 @@
   calls SeqAIJ's and removes them from the factor after the symbolic factorization.
 */
 #include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice_cuda.h>
 
 /* SeqAIJ's symbolic factorizations, as its factory installs them (the same for every factor) */
 static PetscErrorCode (*host_lusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
@@ -46,6 +47,8 @@ typedef struct {
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*matsolve)(Mat, Mat, Mat);
   PetscErrorCode (*matsolvetranspose)(Mat, Mat, Mat);
+  PetscErrorCode (*solve)(Mat, Vec, Vec);
+  PetscErrorCode (*solvetranspose)(Mat, Vec, Vec);
 } MatGPUMatHostFactor;
 
 static const char host_factor_key[] = "MatGPUMatHostFactor";
@@ -115,10 +118,52 @@ static PetscErrorCode MatMatSolveColumns_GPUMatHost(Mat F, Mat B, Mat X, PetscBo
 GPUMAT_HOST_MATSOLVE(MatMatSolve_GPUMatHost, matsolve, PETSC_FALSE)
 GPUMAT_HOST_MATSOLVE(MatMatSolveTranspose_GPUMatHost, matsolvetranspose, PETSC_TRUE)
 
-/* After SeqAIJ's numeric factorization: ours in front of the block solves it installed */
+/*
+  A solution in a CUDA vector goes back to the device at once: PETSc's CUDA VecPointwiseMult(w, x, y) with w == y
+  takes w's device array for writing before reading y's, so a y whose values are on the host reads as stale (PCASM
+  weighted: VecPointwiseMult(y, scaling, y) after the block solve gave zeros, KSP tutorials ex8_weighted). The copy
+  is the one the next device use of x would make.
+*/
+static PetscErrorCode MatGPUMatHostSolutionToDevice_Private(Vec x)
+{
+  PetscBool          cuda;
+  const PetscScalar *a;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+  if (cuda) {
+    PetscCall(VecCUDAGetArrayRead(x, &a));
+    PetscCall(VecCUDARestoreArrayRead(x, &a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define GPUMAT_HOST_SOLVE(Name, slot) \
+  static PetscErrorCode Name(Mat F, Vec b, Vec x) \
+  { \
+    MatGPUMatHostFactor *h; \
+\
+    PetscFunctionBegin; \
+    PetscCall(MatGPUMatHostFactorGet_Private(F, &h)); \
+    PetscCall((*h->slot)(F, b, x)); \
+    PetscCall(MatGPUMatHostSolutionToDevice_Private(x)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+GPUMAT_HOST_SOLVE(MatSolve_GPUMatHost, solve)
+GPUMAT_HOST_SOLVE(MatSolveTranspose_GPUMatHost, solvetranspose)
+
+/* After SeqAIJ's numeric factorization: ours in front of the solves it installed */
 static PetscErrorCode MatGPUMatHostFactorWrapSolves_Private(Mat F, MatGPUMatHostFactor *h)
 {
   PetscFunctionBegin;
+  if (F->ops->solve && F->ops->solve != MatSolve_GPUMatHost) {
+    h->solve      = F->ops->solve;
+    F->ops->solve = MatSolve_GPUMatHost;
+  }
+  if (F->ops->solvetranspose && F->ops->solvetranspose != MatSolveTranspose_GPUMatHost) {
+    h->solvetranspose      = F->ops->solvetranspose;
+    F->ops->solvetranspose = MatSolveTranspose_GPUMatHost;
+  }
   if (F->ops->matsolve != MatMatSolve_GPUMatHost) {
     h->matsolve      = F->ops->matsolve;
     F->ops->matsolve = MatMatSolve_GPUMatHost;

@@ -275,6 +275,22 @@ static PetscErrorCode CheckTriSolveChoice(const char *type)
     PetscCall(VecAXPY(r, -1.0, b));
     PetscCall(VecNorm(r, NORM_INFINITY, &rn));
     if (c < 3) TEST_CHECK(rn < 1e-10, "%s: -mat_gpumat_trisolve %s: ILU(0) of a tridiagonal matrix is exact (residual %.2e)", type, modes[c], (double)rn);
+    { /* the solution scaled in place on the device, as weighted PCASM does (VecPointwiseMult(y, w, y)) */
+      Vec       w, y;
+      PetscReal d, xn;
+
+      PetscCall(VecDuplicate(x, &w));
+      PetscCall(VecDuplicate(x, &y));
+      PetscCall(VecSet(w, 2.0));
+      PetscCall(MatSolve(F, b, y));
+      PetscCall(VecPointwiseMult(y, w, y));
+      PetscCall(VecAXPY(y, -2.0, x));
+      PetscCall(VecNorm(y, NORM_INFINITY, &d));
+      PetscCall(VecNorm(x, NORM_INFINITY, &xn));
+      TEST_CHECK(d <= 1e-12 * xn, "%s: -mat_gpumat_trisolve %s: the solution scaled in place on the device (difference %.2e)", type, modes[c], (double)d);
+      PetscCall(VecDestroy(&w));
+      PetscCall(VecDestroy(&y));
+    }
     for (PetscInt cuda = 0; cuda < 2 && c < 3; cuda++) { /* blocks of right-hand sides (PCMatApply, KSPMatSolve): host and CUDA */
       Mat       B, X, R;
       PetscReal e, bn;
