@@ -156,6 +156,15 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gp
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
+PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat, MatFactorType, Mat *);   /* src/base/gpumat_factor_host.c */
+/* Factors: put `ours` in slot `op` of F unless it is there, remembering what was there in `saved` */
+#define GPUMAT_WRAP_FACTOR_SLOT(F, op, saved, ours) \
+  do { \
+    if ((F)->ops->op && (F)->ops->op != (ours)) { \
+      (saved)      = (F)->ops->op; \
+      (F)->ops->op = (ours); \
+    } \
+  } while (0)
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
 typedef struct {
   Mat               mat;                 /* NULL until the first MatGPUMatShadowSync() */
