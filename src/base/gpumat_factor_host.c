@@ -113,12 +113,13 @@ GPUMAT_HOST_MATSOLVE(MatMatSolveTranspose_GPUMatHost, matsolvetranspose, PETSC_T
 */
 static PetscErrorCode MatGPUMatHostSolutionToDevice_Private(Vec x)
 {
-  PetscBool          cuda;
+  PetscBool          cuda, bound = PETSC_FALSE;
   const PetscScalar *a;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
-  if (cuda) {
+  if (cuda) PetscCall(VecBoundToCPU(x, &bound));
+  if (cuda && !bound) {
     PetscCall(VecCUDAGetArrayRead(x, &a));
     PetscCall(VecCUDARestoreArrayRead(x, &a));
   }

@@ -129,7 +129,7 @@ PetscErrorCode MatGPUMatTriSolveOnDevice(Mat A, MatFactorType ftype, PetscBool *
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     nnz   = (PetscReal)(A->rmap->n ? ai[A->rmap->n] : 0);
     thost = TRISOLVE_HOST_US((PetscReal)A->rmap->n, nnz);
-    /* the most level sets with which the device can still win: the passes stop beyond (a host choice costs less) */
+    /* the most level sets with which the device can still win: the pass stops beyond them (a host choice costs less) */
     cap = (thost - TRISOLVE_DEVICE_US(0.0, nnz)) / MatGPUMatTriSolveLevelUs;
     PetscCall(MatGPUMatTriangularLevels_Private(A, (PetscInt)PetscMin(PetscMax(cap, 0.0), (PetscReal)PETSC_INT_MAX / 2), &lower, &upper));
     tdev    = TRISOLVE_DEVICE_US((PetscReal)(lower + upper), nnz);
