@@ -6,6 +6,7 @@
     tools/plots.py ellr-sweep     sweep.csv out.png out.md     ELLR-T threads per row, with the Markdown table
     tools/plots.py rgcsr-sweep    sweep.csv out.png out.md     RgCSR group size and sorting, with the Markdown table
     tools/plots.py mpi-scaling    mpiscale.csv out.png [title] weak and strong scaling (examples/bench_mpi), prints the table
+    tools/plots.py trisolve       trisolve.csv out.png [a0,a1,a2,b1,b2]   device-or-host rule against bench_trisolve data
 
 The suite's figures are drawn by tools/bench_report.py, the triangular-solve rule's table by tools/trisolve_rule.py.
 """
@@ -13,10 +14,7 @@ import csv
 import sys
 from collections import OrderedDict, defaultdict
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+plt = None  # matplotlib.pyplot, imported by main() (the usage needs no matplotlib)
 
 def cmrs_sweep(src, png):
     """Like Fig. 2 of the 2014 paper: speed-up over cuSPARSE per strip height, per matrix."""
@@ -199,13 +197,49 @@ def mpi_scaling(path, png, title="MPI scaling, 3-D 7-point Laplacian"):
     fig.savefig(png, dpi=120)
 
 
+def trisolve(src, png, coefficients="13,1.54,3.2e-5,8.3e-3,7.9e-4"):
+    """Device speed-up of ILU(0) solves (examples/bench_trisolve CSV) against the rule's prediction of it
+    (src/base/gpumat_trisolve.c): points on the diagonal are predicted well, the shaded quadrants are wrong choices."""
+    a0, a1, a2, b1, b2 = (float(c) for c in coefficients.split(","))
+    fig, ax = plt.subplots(figsize=(7, 6))
+    for r in csv.DictReader(open(src)):
+        if r["factor"] != "ILU":
+            continue
+        n, nnz = float(r["rows"]), float(r["nnz"])
+        lev = float(r["levels_lower"]) + float(r["levels_upper"])
+        predicted = (b1 * n + b2 * nnz) / (a0 + a1 * lev + a2 * nnz)
+        measured = float(r["host_solve_us"]) / float(r["device_solve_us"])
+        real = ".mtx" in r["matrix"]
+        ax.scatter(predicted, measured, s=18, marker="s" if real else "o", color="C1" if real else "C0")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="gray", lw=0.8)
+    ax.axvline(1.0, color="gray", lw=0.8)
+    ax.fill_between([1e-3, 1.0], 1.0, 1e3, color="red", alpha=0.06)
+    ax.fill_between([1.0, 1e3], 1e-3, 1.0, color="red", alpha=0.06)
+    ax.set_xlim(1e-2, 1e2)
+    ax.set_ylim(1e-2, 1e2)
+    ax.set_xlabel("predicted host time / device time")
+    ax.set_ylabel("measured host time / device time (device vectors)")
+    ax.set_title("ILU(0) triangular solves: the rule against measurements\n(circles: Laplacians it was fitted on; squares: real matrices)")
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
 COMMANDS = {"cmrs-sweep": (cmrs_sweep, 2), "cmrs-variants": (cmrs_variants, 2), "ellr-sweep": (ellr_sweep, 3),
-            "rgcsr-sweep": (rgcsr_sweep, 3), "mpi-scaling": (mpi_scaling, 2)}
+            "rgcsr-sweep": (rgcsr_sweep, 3), "mpi-scaling": (mpi_scaling, 2), "trisolve": (trisolve, 2)}
 
 
 def main():
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS or len(sys.argv) - 2 < COMMANDS[sys.argv[1]][1]:
         sys.exit(__doc__)
+    global plt
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
+
+    plt = matplotlib.pyplot
     fn, _ = COMMANDS[sys.argv[1]]
     fn(*sys.argv[2:])
 
