@@ -16,6 +16,19 @@ from collections import OrderedDict, defaultdict
 
 plt = None  # matplotlib.pyplot, imported by main() (the usage needs no matplotlib)
 
+
+def finish_height_axes(fig, ax, hs, xlabel, title, png):
+    """The CMRS figures' axes: strip heights on a log2 axis, speed-up over cuSPARSE."""
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(hs, [str(h) for h in hs])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("speed-up over cuSPARSE CSR (median of 50)")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
 def cmrs_sweep(src, png):
     """Like Fig. 2 of the 2014 paper: speed-up over cuSPARSE per strip height, per matrix."""
     runs = OrderedDict()
@@ -36,14 +49,9 @@ def cmrs_sweep(src, png):
         g = [float(by[f"cmrscuda mat_cmrs_height:{h}"][9]) / float(by["aijcusparse"][9]) for h in hs]
         ax.plot(hs, g, marker="o", label=f"{name}, μ={mean:.1f}")
     ax.axhline(1.0, color="gray", ls="--", lw=1)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(hs, [str(h) for h in hs])
-    ax.set_xlabel("strip height h (basic variant, block 128)")
-    ax.set_ylabel("speed-up over cuSPARSE CSR (median of 50)")
-    ax.set_title("CMRS on an H100 (double): the best height falls as rows get longer (~256 entries per strip)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    finish_height_axes(fig, ax, hs, "strip height h (basic variant, block 128)",
+                       "CMRS on an H100 (double): the best height falls as rows get longer (~256 entries per strip)", png)
+
 
 def cmrs_variants(src, png):
     """Solid: the scan variant (block 128); dashed: the basic variant (Algorithm 1); a star: the padded variant (height 16)."""
@@ -72,14 +80,8 @@ def cmrs_variants(src, png):
             ax.plot([16], [float(by["cmrscuda mat_cmrs_variant:padded"][9]) / base], marker="*", ms=12, color=color, ls="none")
     ax.axhline(1.0, color="gray", ls=":", lw=1)
     ax.axhline(1.25, color="red", ls=":", lw=1)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(hs, [str(h) for h in hs])
-    ax.set_xlabel("strip height h (block 128)")
-    ax.set_ylabel("speed-up over cuSPARSE CSR (median of 50)")
-    ax.set_title("CMRS on an H100 (double): scan variant (solid), basic (dashed), padded (star)")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(png, dpi=110)
+    finish_height_axes(fig, ax, hs, "strip height h (block 128)", "CMRS on an H100 (double): scan variant (solid), basic (dashed), padded (star)", png)
+
 
 def ellr_sweep(src, png, md):
     """GFLOPS per threads-per-row T on each matrix, beside aijcusparse and sellcuda."""
@@ -121,6 +123,7 @@ def ellr_sweep(src, png, md):
     open(md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
 
+
 def rgcsr_sweep(src, png, md):
     """Like Table 4 of the paper: GFLOPS and filling per group size, without and with row sorting."""
     runs = OrderedDict()
@@ -155,6 +158,7 @@ def rgcsr_sweep(src, png, md):
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     open(md, "w").write("\n".join(lines) + "\n")
+
 
 MPI_COLS = "mode,ranks,type,rows,nnz,median_ms,min_ms,max_ms,gflops,cg_ms_per_it,cg_its,max_abs_diff".split(",")
 

@@ -158,27 +158,20 @@ static PetscErrorCode MatGPUMatHostFactorWrapSolves_Private(Mat F, MatGPUMatHost
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLUFactorNumeric_GPUMatHost(Mat F, Mat A, const MatFactorInfo *info)
-{
-  MatGPUMatHostFactor *h;
-
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatHostFactorGet_Private(F, &h));
-  PetscCall((*h->lunumeric)(F, A, info));
-  PetscCall(MatGPUMatHostFactorWrapSolves_Private(F, h));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCholeskyFactorNumeric_GPUMatHost(Mat F, Mat A, const MatFactorInfo *info)
-{
-  MatGPUMatHostFactor *h;
-
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatHostFactorGet_Private(F, &h));
-  PetscCall((*h->choleskynumeric)(F, A, info));
-  PetscCall(MatGPUMatHostFactorWrapSolves_Private(F, h));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+/* SeqAIJ's numeric factorization, then ours in front of the solves it installed */
+#define GPUMAT_HOST_NUMERIC(Name, slot) \
+  static PetscErrorCode Name(Mat F, Mat A, const MatFactorInfo *info) \
+  { \
+    MatGPUMatHostFactor *h; \
+\
+    PetscFunctionBegin; \
+    PetscCall(MatGPUMatHostFactorGet_Private(F, &h)); \
+    PetscCall((*h->slot)(F, A, info)); \
+    PetscCall(MatGPUMatHostFactorWrapSolves_Private(F, h)); \
+    PetscFunctionReturn(PETSC_SUCCESS); \
+  }
+GPUMAT_HOST_NUMERIC(MatLUFactorNumeric_GPUMatHost, lunumeric)
+GPUMAT_HOST_NUMERIC(MatCholeskyFactorNumeric_GPUMatHost, choleskynumeric)
 
 /* After SeqAIJ's symbolic factorization: forget what the base composed on A, and wrap the numeric phase */
 static PetscErrorCode MatGPUMatHostFactorSymbolicDone_Private(Mat F, Mat A)
