@@ -292,7 +292,7 @@ static PetscErrorCode MatGPUMatProductOperandOnDevice(Mat X, PetscBool sparse_on
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &aij));
   if (!sparse_only) PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJ, &plain));
-  /* a plain host SeqAIJ (or host dense) is bound to the CPU from its creation: it gets a shadow all the same */
+  /* a plain host SeqAIJ is bound to the CPU from its creation: it gets a shadow all the same; a dense B may be anywhere */
   *ok = (PetscBool)(((aij && (plain || !X->boundtocpu)) || dense) && X->assembled);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
