@@ -27,16 +27,12 @@ static PetscErrorCode Sync(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static int CompareDouble(const void *a, const void *b)
+static PetscErrorCode Median(PetscInt n, PetscReal t[], double *median)
 {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double Median(double *t, PetscInt n)
-{
-  qsort(t, (size_t)n, sizeof(double), CompareDouble);
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  PetscFunctionBeginUser;
+  PetscCall(PetscSortReal(n, t));
+  *median = (double)(n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* Median numeric factorization (ms) and solve (us) of A (MATSEQAIJ or MATSEQAIJCUSPARSE) with `solver` */
@@ -46,7 +42,7 @@ static PetscErrorCode TimeFactor(Mat A, MatSolverType solver, MatFactorType ftyp
   IS              row, col;
   MatFactorInfo   info;
   Vec             b, x;
-  double         *t;
+  PetscReal      *t;
   PetscLogDouble  t0, t1;
   MatFactorError  err;
 
@@ -70,7 +66,7 @@ static PetscErrorCode TimeFactor(Mat A, MatSolverType solver, MatFactorType ftyp
     PetscCall(PetscTime(&t1));
     t[r] = 1e3 * (t1 - t0);
   }
-  *numeric_ms = Median(t, 5);
+  PetscCall(Median(5, t, numeric_ms));
   PetscCall(MatFactorGetError(F, &err));
   *failed = (PetscBool)(err != MAT_FACTOR_NOERROR);
   PetscCall(MatCreateVecs(A, &x, &b));
@@ -87,7 +83,7 @@ static PetscErrorCode TimeFactor(Mat A, MatSolverType solver, MatFactorType ftyp
     PetscCall(PetscTime(&t1));
     if (r >= 0) t[r] = 1e6 * (t1 - t0);
   }
-  *solve_us = Median(t, reps);
+  PetscCall(Median(reps, t, solve_us));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(ISDestroy(&row));
