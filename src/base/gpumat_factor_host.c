@@ -147,14 +147,8 @@ static PetscErrorCode MatGPUMatHostFactorWrapSolves_Private(Mat F, MatGPUMatHost
   GPUMAT_WRAP_FACTOR_SLOT(F, solve, h->solve, MatSolve_GPUMatHost);
   GPUMAT_WRAP_FACTOR_SLOT(F, solvetranspose, h->solvetranspose, MatSolveTranspose_GPUMatHost);
   /* SeqAIJ's factors may have no block solve (PETSc's column loop then runs, and does not take CUDA blocks either) */
-  if (F->ops->matsolve != MatMatSolve_GPUMatHost) {
-    h->matsolve      = F->ops->matsolve;
-    F->ops->matsolve = MatMatSolve_GPUMatHost;
-  }
-  if (F->ops->matsolvetranspose != MatMatSolveTranspose_GPUMatHost) {
-    h->matsolvetranspose      = F->ops->matsolvetranspose;
-    F->ops->matsolvetranspose = MatMatSolveTranspose_GPUMatHost;
-  }
+  GPUMAT_PUT_IN_FRONT(F, matsolve, h->matsolve, MatMatSolve_GPUMatHost);
+  GPUMAT_PUT_IN_FRONT(F, matsolvetranspose, h->matsolvetranspose, MatMatSolveTranspose_GPUMatHost);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -105,16 +105,18 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
 
 /*
   Op slots of a matrix whose spptr struct `g` has a `hostops` table (seq and MPI types alike).
-  OVERRIDE: put our function in slot `op` unless it is there, remembering what was there as the host op.
+  PUT_IN_FRONT: put `fn` in slot `op` unless it is there, remembering what was there in `saved` (also for factors).
+  OVERRIDE: the same, remembering it as the host op.
   RESTORE: give slot `op` back to the host op; a parent's newer op found there becomes the host op.
 */
-#define GPUMAT_OVERRIDE(A, g, op, fn) \
+#define GPUMAT_PUT_IN_FRONT(A, op, saved, fn) \
   do { \
     if ((A)->ops->op != (fn)) { \
-      (g)->hostops.op = (A)->ops->op; \
-      (A)->ops->op    = (fn); \
+      (saved)      = (A)->ops->op; \
+      (A)->ops->op = (fn); \
     } \
   } while (0)
+#define GPUMAT_OVERRIDE(A, g, op, fn) GPUMAT_PUT_IN_FRONT(A, op, (g)->hostops.op, fn)
 #define GPUMAT_RESTORE(A, g, op, fn) \
   do { \
     if ((A)->ops->op == (fn)) (A)->ops->op = (g)->hostops.op; \
@@ -157,13 +159,10 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gp
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
 PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat, MatFactorType, Mat *);   /* src/base/gpumat_factor_host.c */
-/* Factors: put `ours` in slot `op` of F unless it is there, remembering what was there in `saved` */
+/* Factors: GPUMAT_PUT_IN_FRONT where the factor has the slot filled */
 #define GPUMAT_WRAP_FACTOR_SLOT(F, op, saved, ours) \
   do { \
-    if ((F)->ops->op && (F)->ops->op != (ours)) { \
-      (saved)      = (F)->ops->op; \
-      (F)->ops->op = (ours); \
-    } \
+    if ((F)->ops->op) GPUMAT_PUT_IN_FRONT(F, op, saved, ours); \
   } while (0)
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
 typedef struct {
