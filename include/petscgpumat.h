@@ -47,6 +47,7 @@ typedef struct {
   PetscCount read_entries;  /* entries one product reads (padding a kernel skips is not read) */
   PetscCount index_count;   /* integers the format stores besides one column index per entry (row lengths, pointers) */
   size_t     device_bytes;  /* device memory held by the format */
+  size_t     device_csr_bytes; /* device memory of the CSR that cuSPARSE's products and factorizations of the matrix read (0 before the first) */
   size_t     csr_bytes;     /* what the same matrix needs as 32-bit-index CSR on the device, for comparison */
   PetscBool  device_valid;  /* the device copy exists and matches the host values */
   PetscBool  bound_to_cpu;  /* MatBindToCPU() is in effect */

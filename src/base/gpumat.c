@@ -265,6 +265,7 @@ static PetscErrorCode MatGPUMatStrip_Private(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatFreeDevice_Private(B));
+  PetscCall(MatGPUMatShadowReset(&g->csr));
   PetscCall(MatDestroy(&g->transpose));
   PetscCall(g->format->destroy(B));
   PetscCall(MatGPUMatComposeAll(B, g->format, PETSC_FALSE));
@@ -410,10 +411,12 @@ static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat A, MatGPUMatInfo *info)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   info->device_valid = (PetscBool)(g->built && !g->rebuild && g->state == state && g->nonzerostate == A->nonzerostate);
   PetscCall(g->format->getinfo(A, info));
-  if (g->built && g->cai) { /* the row map and the work vector of compressed rows */
-    info->index_count += g->mdev;
-    info->device_bytes += (size_t)g->mdev * (sizeof(PetscInt) + sizeof(PetscScalar));
+  if (g->built && g->cai) { /* the row map, the row offsets and the work vector of compressed rows */
+    info->index_count += 2 * g->mdev + 1;
+    info->device_bytes += (size_t)g->mdev * (sizeof(PetscInt) + sizeof(PetscScalar)) + (size_t)(g->mdev + 1) * sizeof(PetscInt);
   }
+  if (g->d_ai) info->device_bytes += (size_t)(m + 1) * sizeof(PetscInt); /* the row offsets the base keeps for value refreshes */
+  if (g->csr.mat) info->device_csr_bytes = (size_t)(m + 1) * sizeof(PetscInt) + (size_t)info->nnz * (sizeof(PetscInt) + sizeof(PetscScalar));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -457,6 +460,7 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "stored entries %" PetscCount_FMT " for %" PetscCount_FMT " nonzeros (fill %.3f, padding %.1f%% of nnz)\n", info.stored, info.nnz, info.nnz ? (double)info.stored / (double)info.nnz : 1.0,
                                      info.nnz ? 100.0 * (double)(info.stored - info.nnz) / (double)info.nnz : 0.0));
     PetscCall(PetscViewerASCIIPrintf(viewer, "device memory %zu bytes (32-bit CSR would need %zu bytes: ratio %.3f)\n", info.device_bytes, info.csr_bytes, info.csr_bytes ? (double)info.device_bytes / (double)info.csr_bytes : 0.0));
+    if (info.device_csr_bytes) PetscCall(PetscViewerASCIIPrintf(viewer, "beside it, the device CSR that cuSPARSE's products and factorizations read and the format is refreshed from: %zu bytes\n", info.device_csr_bytes));
   }
   {
     VecType vtype;

@@ -2,11 +2,10 @@
   Factorizations of the seq petscgpumat types (LU, ILU, Cholesky, ICC), for PCLU/PCILU/PCICC/PCCHOLESKY and the
   blocks of PCBJACOBI and PCASM:
   - MATSOLVERCUSPARSE (-pc_factor_mat_solver_type cusparse, and the default where a device is usable and the
-    solves are faster there: gpumat_trisolve.c): the factor of PETSc's aijcusparse, made from a MATSEQAIJCUSPARSE
-    shadow over the matrix's host arrays (gpumat_shadow.c) whose device values follow ours at each numeric
-    factorization. ILU(0)/ICC(0) factor on the device, the others on the host; the triangular solves run on the
-    device. The shadow is a second device copy of the matrix: PETSc's cusparse factor code reads its input's
-    cuSPARSE structure, which our types do not have.
+    solves are faster there: gpumat_trisolve.c): the factor of PETSc's aijcusparse, made from the matrix's device
+    CSR, a MATSEQAIJCUSPARSE shadow over its host arrays (gpumat_shadow.c) that the base keeps and whose device
+    values follow ours at each numeric factorization. ILU(0)/ICC(0) factor on the device, the others on the host;
+    the triangular solves run on the device.
   - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device, or
     where the host solves faster): gpumat_factor_host.c.
   Also: the default chooser, the in-place factorizations, the registration.
@@ -18,7 +17,7 @@
   functions are kept in a container composed on the factor (destroyed with it).
 */
 typedef struct {
-  MatGPUMatShadow shadow; /* of the matrix last factored (numeric phases may be given another one) */
+  MatGPUMatShadow shadow; /* of the matrix last factored, if it is not ours (numeric phases may be given another one) */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
 } MatGPUMatFactorShadow;
@@ -49,22 +48,24 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatFactorShadow **
 static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
 {
   MatGPUMatFactorShadow *s;
+  Mat                    S;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
-  PetscCall(MatGPUMatShadowSync(A, &s->shadow));
-  PetscCall((*s->lunumeric)(F, s->shadow.mat, info));
+  PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
+  PetscCall((*s->lunumeric)(F, S, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
 {
   MatGPUMatFactorShadow *s;
+  Mat                    S;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
-  PetscCall(MatGPUMatShadowSync(A, &s->shadow));
-  PetscCall((*s->choleskynumeric)(F, s->shadow.mat, info));
+  PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
+  PetscCall((*s->choleskynumeric)(F, S, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -86,9 +87,10 @@ static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
 #define GPUMAT_SHADOW_SYMBOLIC(Name, cusp, ...) \
   do { \
     MatGPUMatFactorShadow *s; \
+    Mat                    S; \
     PetscCall(MatGPUMatShadowGet_Private(F, &s)); \
-    PetscCall(MatGPUMatShadowSync(A, &s->shadow)); \
-    PetscCall((*cusp)(F, s->shadow.mat, __VA_ARGS__)); \
+    PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S)); \
+    PetscCall((*cusp)(F, S, __VA_ARGS__)); \
     PetscCall(MatGPUMatShadowWrapNumeric_Private(F, s)); \
   } while (0)
 

@@ -45,6 +45,14 @@ PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Device to device on the build's stream (the legacy one, which MatGPUMatSyncDevice() synchronizes) */
+PetscErrorCode MatGPUMatCopyOnDevice(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+  if (bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Fail early, with the sizes, when a build would not fit in the free device memory. */
 PetscErrorCode MatGPUMatCheckDeviceMemory(Mat A, size_t bytes, const char *what)
 {
@@ -64,6 +72,8 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
   if (g->format->freedevice) PetscCall(g->format->freedevice(A));
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_rows));
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_work));
+  PetscCall(MatGPUMatDeviceFree((void **)&g->d_cai));
+  PetscCall(MatGPUMatDeviceFree((void **)&g->d_ai));
   PetscCall(PetscFree(g->cai));
   g->built       = PETSC_FALSE;
   A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
@@ -71,8 +81,8 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
 }
 
 /*
-  Compressed rows: host row pointers of the nonempty rows (a CSR of their own: the empty rows hold no entries,
-  so the column and value arrays are shared), and on the device their row numbers and a work vector.
+  Compressed rows: row pointers of the nonempty rows, on the host and the device (a CSR of their own: the empty rows
+  hold no entries, so the column and value arrays are shared), and on the device their row numbers and a work vector.
 */
 static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, PetscInt nzrows)
 {
@@ -91,16 +101,81 @@ static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, P
     }
   ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscInt), (void **)&g->d_rows);
   if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscScalar), (void **)&g->d_work);
+  if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)(nzrows + 1) * sizeof(PetscInt), (void **)&g->d_cai);
   if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_rows, rows, (size_t)nzrows * sizeof(PetscInt));
+  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_cai, g->cai, (size_t)(nzrows + 1) * sizeof(PetscInt));
   PetscCall(PetscFree(rows));
   PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device CSR a format reads during one build or refresh, and what the base made for it */
+typedef struct {
+  MatGPUMatCSR csr;    /* own_aj, own_aa: the temporaries of the base's own upload, unless the format took them */
+  Mat          shadow; /* the arrays are this shadow's (else the base's own) */
+} MatGPUMatCSRHold;
+
+/*
+  The device CSR of A's m device rows (all, or the nonempty ones: g->cai), current, with its host counterpart.
+  Where A has its MATSEQAIJCUSPARSE shadow (made by a cuSPARSE factorization or product of A: gpumat_shadow.c), the
+  shadow's arrays, brought up to date through it: one upload serves the format and cuSPARSE. Otherwise uploaded
+  here: the entries into temporaries (which a format may keep), the row offsets kept (g->d_ai) for value refreshes.
+  (A shadow is not made for the format alone: its host-side setup made the build 1.2-1.9x slower, a cost a matrix
+  that is only multiplied need not pay.) Release it with MatGPUMatRestoreCSR_Private(), also after an error.
+*/
+static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, MatGPUMatCSRHold *h)
+{
+  Mat_GPUMat   *g   = (Mat_GPUMat *)A->spptr;
+  MatGPUMatCSR *csr = &h->csr;
+
+  PetscFunctionBegin;
+  csr->m   = g->mdev;
+  csr->ai  = g->cai ? g->cai : ai;
+  csr->aj  = aj;
+  csr->aa  = aa;
+  csr->nnz = csr->m ? csr->ai[csr->m] : 0;
+  if (g->csr.mat && PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT) {
+    const PetscInt *d_ai = NULL, *d_aj = NULL;
+
+    PetscCall(MatGPUMatShadowSync(A, &g->csr));
+    h->shadow = g->csr.mat;
+    PetscCall(PetscGPUMatSeqAIJCUSPARSEGetIJ(h->shadow, PETSC_FALSE, &d_ai, &d_aj));
+    PetscCall(MatSeqAIJCUSPARSEGetArrayRead(h->shadow, &csr->d_aa));
+    csr->d_ai = g->cai ? g->d_cai : d_ai;
+    csr->d_aj = d_aj;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!g->cai && !g->d_ai) {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(csr->m + 1) * sizeof(PetscInt), (void **)&g->d_ai));
+    PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(csr->m + 1) * sizeof(PetscInt)));
+  }
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&csr->own_aa));
+  PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar)));
+  if (structure) {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&csr->own_aj));
+    PetscCall(MatGPUMatCopyToDevice(csr->own_aj, aj, (size_t)csr->nnz * sizeof(PetscInt)));
+  }
+  csr->d_ai = g->cai ? g->d_cai : g->d_ai;
+  csr->d_aj = csr->own_aj;
+  csr->d_aa = csr->own_aa;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatRestoreCSR_Private(MatGPUMatCSRHold *h)
+{
+  PetscFunctionBegin;
+  if (h->shadow) PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(h->shadow, &h->csr.d_aa));
+  PetscCall(MatGPUMatDeviceFree((void **)&h->csr.own_aj)); /* cudaFree() waits for the format's kernels */
+  PetscCall(MatGPUMatDeviceFree((void **)&h->csr.own_aa));
+  PetscCall(PetscMemzero(h, sizeof(*h)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
   Make the device copy match the host AIJ matrix: nothing if the object state is the one we uploaded,
   values only if the nonzero pattern (nonzero state) and the format's parameters are unchanged,
-  otherwise a full rebuild. A failed build leaves no device memory behind and the host matrix intact.
+  otherwise a full rebuild. Either way the format reads the device CSR the base provides (MatGPUMatGetCSR_Private()).
+  A failed build leaves no device memory behind (but a shadow made before it) and the host matrix intact.
 */
 PetscErrorCode MatGPUMatSyncDevice(Mat A)
 {
@@ -111,8 +186,10 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscMemType     mtype;
   PetscInt         m = A->rmap->n;
   PetscBool        same_structure, host_changed;
+  MatGPUMatCSRHold csr;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(&csr, sizeof(csr)));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   same_structure = (PetscBool)(g->built && !g->rebuild && g->nonzerostate == A->nonzerostate);
   host_changed   = (PetscBool)(state != g->state || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED);
@@ -122,8 +199,13 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
   if (same_structure) {
+    PetscErrorCode ierr;
+
     PetscCall(PetscLogEventBegin(MAT_GPUMatCopyValues, A, 0, 0, 0));
-    PetscCall(g->format->copyvalues(A, g->cai ? g->cai : ai, aj, aa));
+    ierr = MatGPUMatGetCSR_Private(A, PETSC_FALSE, ai, aj, aa, &csr);
+    if (!ierr) ierr = g->format->copyvalues(A, &csr.csr);
+    PetscCall(MatGPUMatRestoreCSR_Private(&csr));
+    PetscCall(ierr);
     PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0));
   } else {
     PetscErrorCode ierr = PETSC_SUCCESS;
@@ -134,7 +216,9 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
     if (g->compress_rows && nzrows < m) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);
     g->mdev = g->cai ? nzrows : m;
-    if (!ierr) ierr = g->format->build(A, g->mdev, g->cai ? g->cai : ai, aj, aa);
+    if (!ierr) ierr = MatGPUMatGetCSR_Private(A, PETSC_TRUE, ai, aj, aa, &csr);
+    if (!ierr) ierr = g->format->build(A, &csr.csr);
+    PetscCall(MatGPUMatRestoreCSR_Private(&csr));
     if (ierr) PetscCall(MatGPUMatFreeDevice_Private(A)); /* nothing half-built stays on the device */
     PetscCall(ierr);
     PetscCall(PetscLogEventEnd(MAT_GPUMatBuild, A, 0, 0, 0));
@@ -144,8 +228,8 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     g->rebuild      = PETSC_FALSE;
     g->nonzerostate = A->nonzerostate;
   }
-  /* the copies ran on the legacy stream (a pageable cudaMemcpy may return before its DMA is done): products on
-     a non-blocking stream of PETSc's device context would not wait for them */
+  /* the format's kernels and copies ran on the legacy stream: products on a non-blocking stream of PETSc's device
+     context would not wait for them */
   PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   g->state       = state;
   A->offloadmask = PETSC_OFFLOAD_BOTH;

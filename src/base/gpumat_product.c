@@ -3,7 +3,7 @@
   coarse operators and GAMG build with them) of the seq petscgpumat types, on the device.
 
   The products run in cuSPARSE through PETSc's aijcusparse: each sparse operand of our types (or plain SeqAIJ)
-  gets a MATSEQAIJCUSPARSE shadow over its host arrays, whose device values follow the operand's at each numeric
+  has a MATSEQAIJCUSPARSE shadow over its host arrays, whose device values follow the operand's at each numeric
   phase, and aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense operand).
   - Sparse result: the product matrix is of A's type, with the structure of the shadows' product; at each numeric
     phase the shadows' product's values come back into it (and go to its device copy at its next use).
@@ -11,8 +11,8 @@
     MATSEQDENSECUDA block of at most 8 columns runs the format's block kernel where its layout has one; otherwise
     (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix, with the shadow of
     A standing in for A during its calls.
-  The shadows (gpumat_shadow.c) share the operands' host arrays but are a second device copy of them, as for the
-  factorizations.
+  The shadows (gpumat_shadow.c) share the operands' host arrays; those of our types are kept by the base, read by
+  all the products and factorizations of the matrix, and the format's device copy is refreshed from them.
 
   Elsewhere (an operand bound to the CPU or not AIJ-based, no usable device) SeqAIJ's own code runs, or PETSc's
   column-by-column loop for dense operands, whose products are ours.
@@ -22,7 +22,8 @@
 
 typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
-  MatGPUMatShadow  shadow[3];  /* their shadows (none where the operand is already aijcusparse or dense, or repeats A) */
+  MatGPUMatShadow  shadow[3];  /* shadows of plain SeqAIJ operands (ours are their base's device CSR: MatGPUMatShadowOf()) */
+  PetscObjectState nonzerostate[3]; /* the operands' at the symbolic phase */
   Mat              product;    /* the shadows' product (sparse results) */
   PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (dense results) */
 } MatGPUMatProduct;
@@ -58,9 +59,9 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
     if (cusp || dense) S[i] = X;
     else {
-      PetscCheck(!p->shadow[i].mat || p->shadow[i].nonzerostate == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
-      PetscCall(MatGPUMatShadowSync(X, &p->shadow[i]));
-      S[i] = p->shadow[i].mat;
+      if (!p->nonzerostate[i]) p->nonzerostate[i] = X->nonzerostate; /* the symbolic phase */
+      PetscCheck(p->nonzerostate[i] == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
+      PetscCall(MatGPUMatShadowOf(X, &p->shadow[i], &S[i]));
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,9 +1,9 @@
 /*
-  The MATSEQAIJCUSPARSE shadow of a seq matrix (ours or plain SeqAIJ) through which PETSc's aijcusparse code works
-  for us where it reads its operand's cuSPARSE structure (device products: gpumat_product.c; cuSPARSE
-  factorizations: gpumat_factor.c). The shadow is made over the matrix's own host CSR arrays (no host copy: it
-  does not free them), so only its device copy is a second one; the one-pipeline redesign (issue #19, a device
-  CSR kept by the base) would remove that too.
+  The MATSEQAIJCUSPARSE shadow of a seq matrix (ours or plain SeqAIJ): a MATSEQAIJCUSPARSE over the matrix's own host
+  CSR arrays (no host copy: it does not free them) whose device copy PETSc's own code makes and refreshes, for
+  aijcusparse's products (gpumat_product.c) and cuSPARSE factorizations (gpumat_factor.c). Our types have one, kept
+  by the base (Mat_GPUMat.csr) from the first of those on: all of them read it, and the format builds and refreshes
+  from it too (gpumat_mult.c), so that one upload serves everything. Plain SeqAIJ operands get one of their own.
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
@@ -46,8 +46,20 @@ PetscErrorCode MatGPUMatShadowSync(Mat X, MatGPUMatShadow *s)
       PetscCall(MatSeqAIJRestoreArrayWrite(s->mat, &b));
     }
   } else {
+    PetscOptions   none;
+    PetscErrorCode ierr;
+
     PetscCall(MatDestroy(&s->mat));
-    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, ai, aj, aa, &s->mat));
+    /* SeqAIJ's assembly would look for inodes, which only its host kernels use (on a 3-D 7-point Laplacian of 23 M
+       nonzeros: 36-44 ms with the search, 13-15 ms without): an options database holding only -mat_no_inode stands
+       in for the program's meanwhile */
+    PetscCall(PetscOptionsCreate(&none));
+    PetscCall(PetscOptionsSetValue(none, "-mat_no_inode", NULL));
+    PetscCall(PetscOptionsPush(none));
+    ierr = MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, X->rmap->n, X->cmap->n, ai, aj, aa, &s->mat);
+    PetscCall(PetscOptionsPop());
+    PetscCall(PetscOptionsDestroy(&none));
+    PetscCall(ierr);
     PetscCall(MatSetBlockSizesFromMats(s->mat, X, X));
     PetscCall(MatConvert(s->mat, MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &s->mat));
     s->id           = ((PetscObject)X)->id;
@@ -65,5 +77,30 @@ PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *s)
   PetscFunctionBegin;
   PetscCall(MatDestroy(&s->mat));
   PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  What aijcusparse's products and factorizations are given for X: the base's device CSR where X is a seq petscgpumat
+  matrix, else a shadow of X kept in `own`; current in both cases
+*/
+PetscErrorCode MatGPUMatShadowOf(Mat X, MatGPUMatShadow *own, Mat *S)
+{
+  PetscErrorCode (*ours)(void) = NULL;
+  PetscBool seq;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &seq));
+  if (seq && X->spptr) PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &ours));
+  if (ours) {
+    Mat_GPUMat *g = (Mat_GPUMat *)X->spptr;
+
+    PetscCall(MatGPUMatShadowReset(own));
+    PetscCall(MatGPUMatShadowSync(X, &g->csr));
+    *S = g->csr.mat;
+  } else {
+    PetscCall(MatGPUMatShadowSync(X, own));
+    *S = own->mat;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -349,41 +349,57 @@ static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const Mat
 }
 
 /*
-  The unsorted, unpadded, packed layout built on the GPU: the CSR column indices and values are uploaded once into
-  the CMRS arrays themselves, the row offsets into a temporary; a kernel ORs RowInStrip into the column indices in
-  place and takes StripPtr from the row offsets. The device never holds more than CSR (col + val + row offsets).
+  Val and Col of the unsorted, unpadded, packed layout are the CSR's value and column arrays (the latter with
+  RowInStrip in its 4 high bits): the base's device arrays, kept where they are its temporaries, else copied
 */
-static PetscErrorCode MatCMRSBuildOnDevice_Private(Mat A, Mat_SeqCMRSCUDA *c, PetscInt m, PetscInt h, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatCMRSTakeCSR_Private(Mat A, Mat_SeqCMRSCUDA *c, PetscBool structure, MatGPUMatCSR *csr)
 {
-  const PetscInt   strips = (m + h - 1) / h;
-  const PetscCount nnz    = m ? ai[m] : 0;
-  PetscInt        *d_ai   = NULL;
-  PetscErrorCode   ierr;
+  const PetscCount nnz = csr->nnz;
+
+  PetscFunctionBegin;
+  if (csr->own_aa) {
+    PetscCall(MatGPUMatDeviceFree((void **)&c->d_val));
+    c->d_val = csr->own_aa, csr->own_aa = NULL;
+  } else {
+    if (!c->d_val) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&c->d_val));
+    PetscCall(MatGPUMatCopyOnDevice(c->d_val, csr->d_aa, (size_t)nnz * sizeof(PetscScalar)));
+  }
+  if (!structure) PetscFunctionReturn(PETSC_SUCCESS);
+  if (csr->own_aj) c->d_col = (unsigned int *)csr->own_aj, csr->own_aj = NULL;
+  else {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(unsigned int), (void **)&c->d_col));
+    PetscCall(MatGPUMatCopyOnDevice(c->d_col, csr->d_aj, (size_t)nnz * sizeof(unsigned int)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The unsorted, unpadded, packed layout built on the GPU from the base's device CSR, whose column indices and values
+  become the CMRS arrays (MatCMRSTakeCSR_Private()): a kernel ORs RowInStrip into the column indices and takes
+  StripPtr from the row offsets. Peak device memory: the CSR (+ the format where the CSR is the shadow's).
+*/
+static PetscErrorCode MatCMRSBuildOnDevice_Private(Mat A, Mat_SeqCMRSCUDA *c, PetscInt h, MatGPUMatCSR *csr)
+{
+  const PetscInt   m = csr->m, strips = (m + h - 1) / h;
+  const PetscCount nnz = csr->nnz;
 
   PetscFunctionBegin;
   PetscCheck(sizeof(PetscInt) == sizeof(unsigned int), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The packed layout needs 32-bit PetscInt");
-  PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE) + (size_t)(m + 1) * sizeof(PetscInt), "CMRS"));
+  if (!csr->own_aa) PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE), "CMRS"));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(unsigned int), (void **)&c->d_col));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&c->d_val));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&d_ai));
-  ierr = MatGPUMatCopyToDevice(d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt));
-  if (!ierr) ierr = MatGPUMatCopyToDevice(c->d_col, aj, (size_t)nnz * sizeof(unsigned int));
-  if (!ierr) ierr = MatGPUMatCopyToDevice(c->d_val, aa, (size_t)nnz * sizeof(PetscScalar));
-  if (!ierr) ierr = MatCMRSCUDALaunchPack(m, h, strips, d_ai, c->d_col, c->d_sp);
-  PetscCall(MatGPUMatDeviceFree((void **)&d_ai));
-  PetscCall(ierr);
+  PetscCall(MatCMRSTakeCSR_Private(A, c, PETSC_TRUE, csr));
+  PetscCall(MatCMRSCUDALaunchPack(m, h, strips, csr->d_ai, c->d_col, c->d_sp));
   c->height = h, c->m = m, c->strips = strips, c->packed = PETSC_TRUE, c->sorted = PETSC_FALSE, c->M = 0, c->nnz = nnz;
   c->device_built = PETSC_TRUE;
   c->bytes        = MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqCMRSCUDA *c;
   MatCMRSLayout    L;
-  PetscInt         strips, h;
+  PetscInt         strips, h, m = csr->m;
   PetscBool        packed;
   PetscErrorCode   ierr;
 
@@ -394,19 +410,20 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *
   c->block = c->block_option;
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
-    PetscCall(MatCMRSBuildOnDevice_Private(A, c, m, h, ai, aj, aa));
+    PetscCall(MatCMRSBuildOnDevice_Private(A, c, h, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  /* the sorted and padded variants are laid out on the host */
   c->device_built = PETSC_FALSE;
   if (c->variant == CMRS_VARIANT_PADDED) {
     PetscCall(MatCMRSCanPack(A->cmap->n + 1, &packed)); /* column 2^28 - 1 marks padding */
-    PetscCall(MatCMRSLayoutCreatePadded(m, A->cmap->n, ai, aj, aa, h, c->M_option, packed, &L));
+    PetscCall(MatCMRSLayoutCreatePadded(m, A->cmap->n, csr->ai, csr->aj, csr->aa, h, c->M_option, packed, &L));
     ierr = MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, L.nnz, packed), "CMRS (padded)");
     if (ierr) PetscCall(MatCMRSLayoutDestroy(&L));
     PetscCall(ierr);
   } else {
-    PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, m ? ai[m] : 0, packed), "CMRS"));
-    PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, ai, aj, aa, h, c->sort, packed, &L));
+    PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, csr->nnz, packed), "CMRS"));
+    PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, csr->ai, csr->aj, csr->aa, h, c->sort, packed, &L));
   }
   ierr      = MatCMRSUpload_Private(A, c, &L);
   c->height = L.height;
@@ -422,7 +439,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, PetscInt m, const PetscInt *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqCMRSCUDA *c;
   MatCMRSLayout    L;
@@ -432,13 +449,13 @@ static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, const PetscInt *ai, con
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   if (!c->sorted && !c->M) { /* Val is the CSR value array itself */
-    PetscCall(MatGPUMatCopyToDevice(c->d_val, aa, (size_t)c->nnz * sizeof(PetscScalar)));
+    PetscCall(MatCMRSTakeCSR_Private(A, c, PETSC_FALSE, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (c->M) PetscCall(MatCMRSLayoutCreatePadded(c->m, A->cmap->n, ai, aj, NULL, c->height, c->M, c->packed, &L));
-  else PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, ai, aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
+  if (c->M) PetscCall(MatCMRSLayoutCreatePadded(c->m, A->cmap->n, csr->ai, csr->aj, NULL, c->height, c->M, c->packed, &L));
+  else PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, csr->ai, csr->aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
   PetscCall(PetscMalloc1(L.nnz, &val));
-  PetscCall(MatCMRSLayoutFillValues(&L, aa, val));
+  PetscCall(MatCMRSLayoutFillValues(&L, csr->aa, val));
   ierr = MatGPUMatCopyToDevice(c->d_val, val, (size_t)L.nnz * sizeof(PetscScalar));
   PetscCall(PetscFree(val));
   PetscCall(MatCMRSLayoutDestroy(&L));

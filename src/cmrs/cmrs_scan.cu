@@ -248,8 +248,7 @@ PetscErrorCode MatCMRSCUDALaunchPack(PetscInt m, PetscInt H, PetscInt strips, co
   const unsigned int threads = 256, blocks = (unsigned int)((PetscMax(m, strips + 1) + threads - 1) / threads);
 
   PetscFunctionBegin;
-  cmrs_pack<<<blocks, threads>>>((int)m, (int)H, (int)strips, ai, col, sp);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaDeviceSynchronize());
+  cmrs_pack<<<blocks, threads>>>((int)m, (int)H, (int)strips, ai, col, sp); /* the base's build stream (the legacy one), which it synchronizes */
+  PetscCall(MatGPUMatCheckLaunch(NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

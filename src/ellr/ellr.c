@@ -147,53 +147,31 @@ static PetscErrorCode MatGPUFormatFreeDevice_ELLR(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_rl));
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_col));
   PetscCall(MatGPUMatDeviceFree((void **)&e->d_val));
-  PetscCall(MatGPUMatDeviceFree((void **)&e->d_ai));
   e->bytes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
 {
-  return (size_t)m * sizeof(int) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)(m + 1) * sizeof(PetscInt);
+  return (size_t)m * sizeof(int) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
 }
 
 /*
-  CSR values (and with `aj`, columns) uploaded to temporary device arrays, then laid out by a kernel into the
-  device arrays: the layout is built on the GPU from the CSR, the host layout code (ellr_layout.c) being its
-  oracle in the tests. Peak device memory: the layout + the CSR.
+  The layout is built on the GPU from the base's device CSR by a kernel (one thread per row and lane), the host layout
+  code (ellr_layout.c) being its oracle in the tests. Peak device memory: the CSR + the layout.
 */
-static PetscErrorCode MatELLRFillOnDevice_Private(Mat A, Mat_SeqELLRCUDA *e, PetscBool structure, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
-{
-  PetscInt      *d_aj = NULL;
-  PetscScalar   *d_aa = NULL;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  /* (structure is a flag of its own: a matrix without entries may have no column array at all, and its row
-     lengths must still be written) */
-  ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&d_aa);
-  if (!ierr && structure) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
-  if (!ierr) ierr = MatGPUMatCopyToDevice(d_aa, aa, (size_t)nnz * sizeof(PetscScalar));
-  if (!ierr && structure) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
-  if (!ierr) ierr = MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, structure, e->d_ai, d_aj, d_aa, e->d_rl, e->d_col, e->d_val);
-  PetscCall(MatGPUMatDeviceFree((void **)&d_aa)); /* cudaFree() waits for the kernel */
-  PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
-  PetscCall(ierr);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqELLRCUDA *e;
-  PetscInt         T, maxlen, width;
-  PetscCount       stored, nnz = m ? ai[m] - ai[0] : 0;
+  PetscInt         T, maxlen, width, m = csr->m;
+  PetscCount       stored;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
-  PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, ai, T, &maxlen, &width, &stored));
-  PetscCall(MatELLRCheckFill(m, nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
-  PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "ELLPACK-R"));
+  PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, csr->ai, T, &maxlen, &width, &stored));
+  PetscCall(MatELLRCheckFill(m, csr->nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
+  PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored), "ELLPACK-R"));
   e->T      = T;
   e->m      = m;
   e->width  = width;
@@ -204,21 +182,18 @@ static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, PetscInt m, const PetscInt *
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&e->d_rl));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&e->d_col));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&e->d_val));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&e->d_ai));
-  PetscCall(MatGPUMatCopyToDevice(e->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
-  PetscCall(MatELLRFillOnDevice_Private(A, e, PETSC_TRUE, m ? ai[m] : 0, aj, aa));
+  PetscCall(MatELLRCUDALaunchFill(NULL, T, m, width, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa, e->d_rl, e->d_col, e->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Same pattern, new values: the CSR values go up and are scattered into the layout on the device */
-static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+/* Same pattern, new values: scattered from the device CSR into the layout */
+static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqELLRCUDA *e;
 
   PetscFunctionBegin;
-  (void)aj;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRFillOnDevice_Private(A, e, PETSC_FALSE, e->m ? ai[e->m] : 0, NULL, aa));
+  PetscCall(MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa, e->d_rl, e->d_col, e->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -249,7 +249,6 @@ static PetscErrorCode MatGPUFormatFreeDevice_RgCSR(Mat A)
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_gp));
-  PetscCall(MatGPUMatDeviceFree((void **)&r->d_ai));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_rl));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_perm));
   PetscCall(MatGPUMatDeviceFree((void **)&r->d_col));
@@ -258,50 +257,29 @@ static PetscErrorCode MatGPUFormatFreeDevice_RgCSR(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the device copy: group offsets, row lengths, the permutation if any, slots, and the CSR row offsets kept for value refreshes */
+/* the device copy: group offsets, row lengths, the permutation if any, slots */
 static size_t MatRgCSRDeviceBytes(PetscInt m, PetscInt ngroups, PetscBool perm, PetscCount stored)
 {
-  return (size_t)(ngroups + 1) * sizeof(PetscCount) + (size_t)m * sizeof(int) * (perm ? 2 : 1) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)(m + 1) * sizeof(PetscInt);
-}
-
-/* The fill step on the device, from the CSR column indices (a build: structure) and values, uploaded for it */
-static PetscErrorCode MatRgCSRFillOnDevice_Private(Mat A, Mat_SeqRGCSRCUDA *r, PetscBool structure, PetscCount nnz, const PetscInt *aj, const PetscScalar *aa)
-{
-  PetscInt      *d_aj = NULL;
-  PetscScalar   *d_aa = NULL;
-  PetscErrorCode ierr;
-
-  PetscFunctionBegin;
-  ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&d_aa);
-  if (!ierr && structure) ierr = MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscInt), (void **)&d_aj);
-  if (!ierr) ierr = MatGPUMatCopyToDevice(d_aa, aa, (size_t)nnz * sizeof(PetscScalar));
-  if (!ierr && structure) ierr = MatGPUMatCopyToDevice(d_aj, aj, (size_t)nnz * sizeof(PetscInt));
-  if (!ierr) ierr = MatRgCSRCUDALaunchFill(NULL, r, structure, d_aj, d_aa);
-  PetscCall(MatGPUMatDeviceFree((void **)&d_aa)); /* cudaFree() waits for the kernel */
-  PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
-  PetscCall(ierr);
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return (size_t)(ngroups + 1) * sizeof(PetscCount) + (size_t)m * sizeof(int) * (perm ? 2 : 1) + (size_t)stored * (sizeof(int) + sizeof(PetscScalar));
 }
 
 /*
-  The build, on the GPU (rgcsr_build.cu): the row offsets go up first and the groups step sizes the layout there
-  (with and without reordering when -mat_rgcsr_sort_min_saving asks for the comparison); the padding guard and the
-  free memory are checked before the slots are allocated; then the fill step. Peak device memory: the CSR arrays
+  The build, on the GPU from the base's device CSR (rgcsr_build.cu): the groups step sizes the layout from the row
+  offsets (with and without reordering when -mat_rgcsr_sort_min_saving asks for the comparison); the padding guard
+  and the free memory are checked before the slots are allocated; then the fill step. Peak device memory: the CSR
   plus the format (and the groups step's work arrays, freed before the slots are allocated).
   (A failure leaves the partial allocations to the base, which frees them with freedevice.)
 */
-static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqRGCSRCUDA *r;
-  PetscInt          G, T, W, maxlen;
-  PetscCount        stored, nnz = m ? ai[m] : 0;
+  PetscInt          G, T, W, maxlen, m = csr->m;
+  PetscCount        stored, nnz = csr->nnz;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
   PetscCall(MatRgCSRCheckParameters(m, A->cmap->n, G, T, W));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&r->d_ai));
-  PetscCall(MatGPUMatCopyToDevice(r->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
   r->sort_skipped = PETSC_FALSE;
   if (W && m > 1 && r->minsaving > 0) { /* sort only where it cuts the slots enough */
     int        *rl, *perm;
@@ -310,8 +288,8 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt 
 
     PetscErrorCode ierr;
 
-    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, 0, r->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
-    ierr = MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored);
+    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, 0, csr->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
+    ierr = MatRgCSRCUDABuildGroups(A, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored);
     if (ierr) { /* the unsorted groups are not the base's to free */
       PetscCall(MatGPUMatDeviceFree((void **)&rl));
       PetscCall(MatGPUMatDeviceFree((void **)&gp));
@@ -327,10 +305,10 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt 
       PetscCall(MatGPUMatDeviceFree((void **)&rl));
       PetscCall(MatGPUMatDeviceFree((void **)&gp));
     }
-  } else PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, r->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
+  } else PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
   if (m < 2) W = 0;
   PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before the big allocations */
-  PetscCall(MatGPUMatCheckDeviceMemory(A, (size_t)stored * (sizeof(int) + sizeof(PetscScalar)) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "RgCSR"));
+  PetscCall(MatGPUMatCheckDeviceMemory(A, (size_t)stored * (sizeof(int) + sizeof(PetscScalar)), "RgCSR"));
   r->G       = G;
   r->T       = T;
   r->W       = W;
@@ -341,19 +319,18 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, PetscInt m, const PetscInt 
   r->bytes   = MatRgCSRDeviceBytes(m, r->ngroups, (PetscBool)(r->d_perm != NULL), stored);
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&r->d_col));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&r->d_val));
-  PetscCall(MatRgCSRFillOnDevice_Private(A, r, PETSC_TRUE, nnz, aj, aa));
+  PetscCall(MatRgCSRCUDALaunchFill(NULL, r, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The structure is unchanged: the values go up and are scattered into their slots on the device */
-static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
+/* The structure is unchanged: the values are scattered from the device CSR into their slots */
+static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, MatGPUMatCSR *csr)
 {
   Mat_SeqRGCSRCUDA *r;
 
   PetscFunctionBegin;
-  (void)aj;
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  PetscCall(MatRgCSRFillOnDevice_Private(A, r, PETSC_FALSE, r->m ? ai[r->m] : 0, NULL, aa));
+  PetscCall(MatRgCSRCUDALaunchFill(NULL, r, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -147,13 +147,13 @@ PetscErrorCode MatRgCSRCUDABuildGroups(Mat A, PetscInt m, PetscInt G, PetscInt T
 }
 
 /* The fill step: structure (col and val) or values only, from the CSR column indices and values on the device */
-PetscErrorCode MatRgCSRCUDALaunchFill(void *s, const Mat_SeqRGCSRCUDA *r, PetscBool structure, const PetscInt *aj, const PetscScalar *aa)
+PetscErrorCode MatRgCSRCUDALaunchFill(void *s, const Mat_SeqRGCSRCUDA *r, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
   cudaStream_t stream = (cudaStream_t)s;
 
   PetscFunctionBegin;
   if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
-  rgcsr_fill<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, (int)structure, r->d_ai, aj, aa, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val);
+  rgcsr_fill<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, (int)structure, ai, aj, aa, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -355,7 +355,8 @@ static PetscErrorCode TestInfoAndView(void)
   PetscCall(MatELLRCUDASetThreadsPerRow(A, 1));
   PetscCall(MatGPUMatGetInfo(A, &info));
   TEST_CHECK(info.rows == 4 && info.cols == 4 && info.nnz == 8 && info.stored == 16, "MatGPUMatGetInfo: 4x4, nnz 8, stored 16 (got %" PetscCount_FMT ")", info.stored);
-  TEST_CHECK(info.device_bytes == 4 * sizeof(int) + 16 * (sizeof(int) + sizeof(PetscScalar)) + 5 * sizeof(PetscInt) /* rl, col, val, the kept row offsets */ && info.csr_bytes == 5 * sizeof(int) + 8 * (sizeof(int) + sizeof(PetscScalar)), "MatGPUMatGetInfo: device bytes %zu, CSR bytes %zu", info.device_bytes, info.csr_bytes);
+  TEST_CHECK(info.device_bytes == 4 * sizeof(int) + 16 * (sizeof(int) + sizeof(PetscScalar)) /* rl, col, val */ && info.csr_bytes == 5 * sizeof(int) + 8 * (sizeof(int) + sizeof(PetscScalar)), "MatGPUMatGetInfo: device bytes %zu, CSR bytes %zu", info.device_bytes, info.csr_bytes);
+  TEST_CHECK(info.device_csr_bytes == 0, "MatGPUMatGetInfo: no device CSR before a cuSPARSE product or factorization (%zu bytes)", info.device_csr_bytes);
   TEST_CHECK(!info.device_valid, "MatGPUMatGetInfo: no device copy before the first product");
   /* MatView -mat_view ::ascii_info prints the format and its parameters */
   PetscCall(TestViewInfoText(A, text, sizeof(text)));

@@ -231,6 +231,90 @@ static PetscErrorCode CheckFactorOtherMatrix(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Host-to-device copies of aijcusparse matrices so far (PETSc's event MatCUSPARSCopyTo) */
+static PetscErrorCode CUSPARSEUploads(PetscInt *n)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  One device CSR serves cuSPARSE and the format: the first cuSPARSE factorization uploads the matrix once (its shadow),
+  a sparse product reads the same, and after a change of values one upload refreshes the format (through the shadow)
+  and serves the next factorization and product (counted by PETSc's MatCUSPARSCopyTo)
+*/
+static PetscErrorCode CheckOneUpload(const char *type)
+{
+  Mat           A, B, F, C;
+  Vec           x, y;
+  IS            row, col;
+  MatFactorInfo finfo;
+  MatGPUMatInfo info;
+  PetscInt      n[5];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(TestCreateLaplacian(2, 100, &A));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatCreateVecs(B, &x, &y));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(B, x, y)); /* the format's build: the base's own upload */
+  PetscCall(CUSPARSEUploads(&n[0]));
+  PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &F));
+  PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
+  PetscCall(MatFactorInfoInitialize(&finfo));
+  finfo.fill = 1.0; /* ILU(0) (MatFactorInfoInitialize() leaves 0, out of range) */
+  PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
+  PetscCall(MatLUFactorNumeric(F, B, &finfo));
+  PetscCall(CUSPARSEUploads(&n[1]));
+  PetscCall(MatGPUMatGetInfo(B, &info));
+  TEST_CHECK(n[1] - n[0] == 1 && info.device_csr_bytes == (size_t)(info.rows + 1) * sizeof(PetscInt) + (size_t)info.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "%s: cuSPARSE's ILU(0) uploads the CSR once (%" PetscInt_FMT " uploads) and it is kept (%zu bytes)", type, n[1] - n[0], info.device_csr_bytes);
+  PetscCall(MatMatMult(B, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(CUSPARSEUploads(&n[2]));
+  TEST_CHECK(n[2] == n[1], "%s: MatMatMult reads the same device CSR (%" PetscInt_FMT " uploads)", type, n[2] - n[1]);
+  PetscCall(MatScale(B, 2.0));
+  PetscCall(MatMult(B, x, y));
+  PetscCall(CUSPARSEUploads(&n[3]));
+  TEST_CHECK(n[3] - n[2] == 1, "%s: new values go up once, through the shadow (%" PetscInt_FMT " uploads)", type, n[3] - n[2]);
+  PetscCall(MatLUFactorNumeric(F, B, &finfo));
+  PetscCall(MatMatMult(B, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(CUSPARSEUploads(&n[4]));
+  TEST_CHECK(n[4] == n[3], "%s: the numeric factorization and product after new values read them there (%" PetscInt_FMT " uploads)", type, n[4] - n[3]);
+  {
+    Mat       Ch;
+    PetscBool eq;
+    Vec       yh;
+    PetscReal err;
+
+    PetscCall(MatMatMult(A, A, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+    PetscCall(MatScale(Ch, 4.0));
+    PetscCall(MatMultEqual(C, Ch, 5, &eq));
+    TEST_CHECK(eq, "%s: the product after new values is (2A)(2A)", type);
+    PetscCall(VecDuplicate(y, &yh));
+    PetscCall(MatMult(A, x, yh));
+    PetscCall(VecAYPX(yh, -2.0, y)); /* y - 2 A x: y = B x, B = 2 A refreshed through the shadow */
+    PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+    TEST_CHECK(err < 1e-12, "%s: the format refreshed through the shadow: |2 A x - B x| = %.2e", type, (double)err);
+    PetscCall(VecDestroy(&yh));
+    PetscCall(MatDestroy(&Ch));
+  }
+  PetscCall(ISDestroy(&row));
+  PetscCall(ISDestroy(&col));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&F));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Where the factors made with no solver type named solve (-mat_gpumat_trisolve): forced either way, and by the
    rule at its extremes (a tridiagonal matrix: one row per level set; the 3-D 7-point Laplacian 64^3: ~4700 nonzeros
    per level set); the factor's solver type says which, MatView says why, and the solve is right either way */
@@ -361,6 +445,7 @@ int main(int argc, char **argv)
     PetscCall(PetscStrcmp(types[t], MATELLRCUDA, &ellr));
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
+    PetscCall(CheckOneUpload(types[t]));
     PetscCall(CheckTriSolveChoice(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));

@@ -75,7 +75,6 @@ typedef struct {
   PetscCount   stored;
   int         *d_rl, *d_col;
   PetscScalar *d_val;
-  PetscInt    *d_ai; /* the CSR row offsets the layout was built from: value refreshes scatter through them */
   size_t       bytes;
 } Mat_SeqELLRCUDA;
 

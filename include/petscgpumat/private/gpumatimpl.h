@@ -29,6 +29,25 @@ typedef struct {
   PetscInt           ldx, ldz; /* block products (multblock): leading dimensions of the column-major blocks x and z */
 } MatGPUMultArgs;
 
+/*
+  The CSR a format is built from or refreshed with: its m rows (all the matrix's, or the nonempty ones of a
+  compressed block) on the host, for the plan and the host layouts, and on the device, as the base provides them
+  (MatGPUMatSyncDevice(): its own upload, or the arrays of the matrix's MATSEQAIJCUSPARSE shadow where cuSPARSE's
+  products or factorizations made one, so that one upload serves them all; compressed rows have their own row
+  offsets into the same entries). A format reads the device arrays during its build or refresh only: they are the
+  base's. d_aj is NULL in a value refresh.
+*/
+typedef struct {
+  PetscInt           m;              /* rows */
+  PetscCount         nnz;            /* entries */
+  const PetscInt    *ai, *aj;        /* host */
+  const PetscScalar *aa;
+  const PetscInt    *d_ai, *d_aj;    /* device */
+  const PetscScalar *d_aa;
+  PetscInt          *own_aj;         /* d_aj and d_aa where they are the base's temporaries (else NULL): a format may keep */
+  PetscScalar       *own_aa;         /* them as its own arrays instead of copying them, setting the field to NULL */
+} MatGPUMatCSR;
+
 /* The most vectors a format's block kernel (multblock: Z = A X for a dense block X) takes at once */
 #define MATGPUMAT_MAX_BLOCK 8
 
@@ -42,8 +61,8 @@ struct _MatGPUFormat {
   PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
   PetscErrorCode (*setfromoptions)(Mat, PetscGPUMatOptionItems);             /* inside the base's PetscOptionsHeadBegin/End */
   PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */
-  PetscErrorCode (*build)(Mat, PetscInt, const PetscInt *, const PetscInt *, const PetscScalar *); /* (re)build the device structure from m rows of host CSR */
-  PetscErrorCode (*copyvalues)(Mat, const PetscInt *, const PetscInt *, const PetscScalar *); /* same pattern, new values */
+  PetscErrorCode (*build)(Mat, MatGPUMatCSR *);                         /* (re)build the device structure from the CSR */
+  PetscErrorCode (*copyvalues)(Mat, MatGPUMatCSR *);                    /* same pattern, new values */
   PetscErrorCode (*freedevice)(Mat);                                     /* free every device allocation; safe on partial builds */
   PetscErrorCode (*mult)(Mat, const MatGPUMultArgs *);                   /* z = A x (+ y) */
   PetscErrorCode (*multtranspose)(Mat, const MatGPUMultArgs *);          /* z += A^T x (the base initializes z) */
@@ -52,6 +71,18 @@ struct _MatGPUFormat {
   PetscErrorCode (*multblock)(Mat, PetscInt, const MatGPUMultArgs *, PetscBool *); /* optional: Z = A X for a dense block of n vectors
                                                                                      (*can: this layout can; args NULL: only ask) */
 };
+
+/* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
+typedef struct {
+  Mat               mat;                 /* NULL until the first MatGPUMatShadowSync() */
+  PetscObjectId     id;                  /* X */
+  PetscObjectState  nonzerostate, state; /* X's when the shadow was made, when its values were last synced */
+  const PetscInt    *ai, *aj;            /* X's host arrays the shadow is made over */
+  const PetscScalar *aa;
+} MatGPUMatShadow;
+PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
+PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
+PETSC_INTERN PetscErrorCode MatGPUMatShadowOf(Mat, MatGPUMatShadow *, Mat *);
 
 /* A->spptr of every petscgpumat matrix */
 typedef struct {
@@ -64,6 +95,8 @@ typedef struct {
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
+  MatGPUMatShadow     csr;          /* the MATSEQAIJCUSPARSE shadow of cuSPARSE's products and factorizations, made by the first of them
+                                       (src/base/gpumat_shadow.c) and kept: then the format's device CSR too */
   PetscBool           fallback_reported; /* PetscInfo said once why a product ran on the host */
 
   /* compressed rows: the device copy holds only the nonempty rows (MPI off-diagonal blocks) */
@@ -71,6 +104,8 @@ typedef struct {
   PetscInt     mdev;          /* rows of the device copy: nzrows when compressed, else the local rows */
   PetscInt    *cai;           /* host row pointers of the nonempty rows (NULL: not compressed) */
   PetscInt    *d_rows;        /* device: the row of A of each device row */
+  PetscInt    *d_cai;         /* device: the row offsets of the nonempty rows into the device CSR's entries */
+  PetscInt    *d_ai;          /* device: the row offsets, uploaded by the base when A has no shadow (value refreshes) */
   PetscScalar *d_work;        /* device: products of the device rows, or x gathered at them (transpose) */
 
   /* transposed products through an explicit transpose (a matrix of the same type and parameters, made at the
@@ -164,16 +199,6 @@ PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat, MatFactorType, Mat *)
   do { \
     if ((F)->ops->op) GPUMAT_PUT_IN_FRONT(F, op, saved, ours); \
   } while (0)
-/* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
-typedef struct {
-  Mat               mat;                 /* NULL until the first MatGPUMatShadowSync() */
-  PetscObjectId     id;                  /* X */
-  PetscObjectState  nonzerostate, state; /* X's when the shadow was made, when its values were last synced */
-  const PetscInt    *ai, *aj;            /* X's host arrays the shadow is made over */
-  const PetscScalar *aa;
-} MatGPUMatShadow;
-PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
-PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatAXPY_GPUMat(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_axpy.c */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
@@ -197,6 +222,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyOnDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
 PETSC_INTERN PetscErrorCode MatGPUMatSetVecType(Mat, PetscBool);

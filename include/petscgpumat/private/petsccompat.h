@@ -53,3 +53,20 @@ typedef PetscCtxRt PetscGPUMatCtxArg;
   #define PetscGPUMatCtxOf(arg)              (*(void **)(arg))
   #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetCtxDestroy
 #endif
+
+/*
+  The device CSR indices of a MATSEQAIJCUSPARSE (MatSeqAIJCUSPARSEGetIJ()): 3.26 stores and returns PetscInt; before,
+  32-bit int, which is PetscInt unless PETSc has 64-bit indices. PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT says
+  whether the arrays can be read as PetscInt.
+*/
+#if PETSC_VERSION_LT(3, 26, 0)
+  #if defined(PETSC_USE_64BIT_INDICES)
+    #define PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT 0
+  #else
+    #define PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT 1
+  #endif
+  #define PetscGPUMatSeqAIJCUSPARSEGetIJ(A, compressed, i, j) MatSeqAIJCUSPARSEGetIJ(A, compressed, (const int **)(i), (const int **)(j))
+#else
+  #define PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT 1
+  #define PetscGPUMatSeqAIJCUSPARSEGetIJ(A, compressed, i, j) MatSeqAIJCUSPARSEGetIJ(A, compressed, i, j)
+#endif

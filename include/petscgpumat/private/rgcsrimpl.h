@@ -83,7 +83,6 @@ typedef struct {
   PetscInt     G, T, W, m, ngroups, maxlen;
   PetscCount   stored;
   PetscCount  *d_gp;
-  PetscInt    *d_ai; /* the CSR row offsets, kept for value refreshes on the device */
   int         *d_rl, *d_perm, *d_col;
   PetscScalar *d_val;
   size_t       bytes;
@@ -91,7 +90,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat, MatRgCSRLayout *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDABuildGroups(Mat, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt *, int **, int **, PetscCount **, PetscInt *, PetscCount *);
-PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *);
