@@ -470,6 +470,7 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
   }
   if (g->trisolve_why[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "triangular solves of its factor (no solver type named): on the %s, %s\n", g->trisolve_device ? "device (cusparse)" : "host (petsc)", g->trisolve_why));
   if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type, %s\n", g->explicit_transpose_set ? "-mat_gpumat_explicit_transpose" : "a rectangular matrix"));
+  else if (g->csr.mat && (g->explicit_transpose_set ? g->explicit_transpose : A->rmap->n != A->cmap->n)) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: cuSPARSE on the device CSR of its products, its transpose formed on the device\n"));
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));

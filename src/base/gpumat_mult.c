@@ -341,6 +341,29 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
 }
 
 /*
+  z = A^T x (+ y) where A's transposed products go through an explicit transpose and A has a cuSPARSE shadow already
+  (a prolongator of PCMG with Galerkin coarse operators or of GAMG: an operand of MatPtAP): aijcusparse's product on
+  the shadow, whose transpose cuSPARSE forms on the device and keeps (MAT_FORM_EXPLICIT_TRANSPOSE), instead of our
+  explicit transpose made by the host's MatTranspose and uploaded once more.
+*/
+static PetscErrorCode MatGPUMatShadowTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  Vec         ysave;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatShadowSync(A, &g->csr));
+  PetscCall(MatSetOption(g->csr.mat, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
+  PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
+  /* aijcusparse's operations themselves: the MPI types hand their blocks vectors of other global sizes */
+  if (yy) PetscCall((*g->csr.mat->ops->multtransposeadd)(g->csr.mat, xx, yy, zz));
+  else PetscCall((*g->csr.mat->ops->multtranspose)(g->csr.mat, xx, zz));
+  PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, PETSC_TRUE));
+  PetscCall(VecDestroy(&ysave));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   z = op(A) x (+ y) on the device. op(A) = A or A^T. Vectors that are not CUDA vectors (PETSc's optimized
   build does not check this) take the host path instead of being misread as device pointers.
 */
@@ -366,6 +389,10 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   if (trans && MatGPUMatUsesExplicitTranspose(A)) {
     PetscBool done = PETSC_FALSE;
 
+    if (g->csr.mat && !g->transpose) {
+      PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS);
   }

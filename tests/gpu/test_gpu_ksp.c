@@ -315,6 +315,71 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  A rectangular matrix of ours that is an operand of MatPtAP (a Galerkin prolongator) multiplies transposed through
+  the cuSPARSE shadow its product made, not an explicit transpose of its own: MatMultTranspose and
+  MatMultTransposeAdd (y == z too) against the host AIJ matrix, after a change of values as well
+*/
+static PetscErrorCode CheckShadowTranspose(const char *type)
+{
+  const PetscInt n = 400, nc = 101;
+  Mat            P, Ph, A, Ah, C;
+  Vec            x, y, yh, xh;
+  PetscReal      err, nrm;
+  char           text[4096];
+  PetscBool      said;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, nc, 2, NULL, &Ph));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt    c[2] = {i / 4, PetscMin(i / 4 + 1, nc - 1)};
+    PetscScalar v[2] = {0.75 + 0.001 * i, 0.25};
+
+    PetscCall(MatSetValues(Ph, 1, &i, c[0] == c[1] ? 1 : 2, c, v, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(Ph, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ph, MAT_FINAL_ASSEMBLY));
+  PetscCall(TestCreateLaplacian(2, 20, &Ah));
+  PetscCall(MatConvert(Ph, type, MAT_INITIAL_MATRIX, &P));
+  PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatCreateVecs(P, &x, &y)); /* x: coarse (nc), y: fine (n) */
+  PetscCall(MatCreateVecs(Ph, &xh, &yh));
+  for (PetscInt step = 0; step < 2; step++) {
+    if (step) { /* new values: the shadow follows */
+      PetscCall(MatScale(P, 3.0));
+      PetscCall(MatScale(Ph, 3.0));
+    }
+    PetscCall(VecSetRandom(y, NULL));
+    PetscCall(VecCopy(y, yh));
+    PetscCall(MatMultTranspose(P, y, x));
+    PetscCall(MatMultTranspose(Ph, yh, xh));
+    PetscCall(VecAXPY(xh, -1.0, x));
+    PetscCall(VecNorm(xh, NORM_INFINITY, &err));
+    PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a Galerkin prolongator through cuSPARSE%s: error %.2e", type, step ? " after new values" : "", (double)err);
+    PetscCall(MatMultTranspose(Ph, yh, xh)); /* x = x + P^T y, in place */
+    PetscCall(VecAXPY(xh, 1.0, x));
+    PetscCall(MatMultTransposeAdd(P, y, x, x));
+    PetscCall(VecAXPY(xh, -1.0, x));
+    PetscCall(VecNorm(xh, NORM_INFINITY, &err));
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) through cuSPARSE%s: error %.2e", type, step ? " after new values" : "", (double)err);
+  }
+  PetscCall(TestViewInfoText(P, text, sizeof(text)));
+  said = strstr(text, "transposed products: cuSPARSE on the device CSR of its products") ? PETSC_TRUE : PETSC_FALSE;
+  TEST_CHECK(said, "%s: MatView says the transposed products run in cuSPARSE", type);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatDestroy(&Ph));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Where the factors made with no solver type named solve (-mat_gpumat_trisolve): forced either way, and by the
    rule at its extremes (a tridiagonal matrix: one row per level set; the 3-D 7-point Laplacian 64^3: ~4700 nonzeros
    per level set); the factor's solver type says which, MatView says why, and the solve is right either way */
@@ -446,6 +511,7 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
+    PetscCall(CheckShadowTranspose(types[t]));
     PetscCall(CheckTriSolveChoice(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
