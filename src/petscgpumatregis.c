@@ -1,4 +1,8 @@
-/* Registration of the petscgpumat types, events and the dynamic-library entry point */
+/*
+  Registration of the petscgpumat types, events and the dynamic-library entry point. It sits above the base
+  (src/base/) and the formats (src/<format>/), as PETSc's dlregismat.c above its matrix types: the formats register
+  their tables with the base, and the base names no format.
+*/
 #include <petscgpumat/private/gpumatimpl.h>
 
 PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
