@@ -37,9 +37,10 @@ endif
 export PETSC_DIR PETSC_ARCH
 
 CC       = $(PCC)
-WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+WARN     = -Wall -Wextra
 CPPFLAGS = -I$(ROOT)/include $(PETSC_CC_INCLUDES)
-CFLAGS   = $(CC_FLAGS) $(WARN) -ffp-contract=off # the host emulations of the kernels must round as they do
+CFLAGS   = $(CC_FLAGS) $(WARN)
+EXACT    = -ffp-contract=off # the kernels' host emulations (tests/reference/) and the tests must round as the kernels do
 NVCC     = $(CUDAC)
 NVFLAGS  = $(filter-out -arch=%,$(CUDAC_FLAGS)) -arch=sm_$(CUDA_ARCH) -Xcompiler -Wall $(CPPFLAGS)
 # the default build goes to lib/; another BUILD (e.g. a single-precision one) keeps its library inside it
@@ -53,7 +54,8 @@ EXELIBS  = -Wl,-rpath,$(LIBDIR) -L$(LIBDIR) -lpetscgpumat $(PETSC_WITH_EXTERNAL_
 LIB_C    := $(shell find src -name '*.c' | sort)
 LIB_CU   := $(shell find src -name '*.cu' | sort)
 LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
-HEADERS  := $(shell find include tests/common examples -name "*.h")
+HEADERS  := $(shell find include tests/common tests/reference examples -name "*.h")
+REF_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tests/reference/*.c)))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
 
@@ -75,9 +77,11 @@ $(LIBNAME): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(LIB_OBJS) $(LIBDEPS)
 
-$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBNAME)
+$(REF_OBJS): CFLAGS += $(EXACT)
+
+$(BUILD)/tests/%: tests/%.c $(HEADERS) $(LIBNAME) $(REF_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS) $< -o $@ $(EXELIBS)
+	$(CC) $(CFLAGS) $(EXACT) $(CPPFLAGS) $< $(REF_OBJS) -o $@ $(EXELIBS)
 
 $(BUILD)/examples/%: examples/%.c $(HEADERS) $(LIBNAME)
 	@mkdir -p $(dir $@)

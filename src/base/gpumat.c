@@ -310,6 +310,7 @@ PetscErrorCode MatGPUMatConvertThroughParent(Mat A, MatType type, MatReuse reuse
 static PetscErrorCode MatConvert_GPUMat_SeqAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;
+  (void)type; /* the parent type: the only target */
   PetscCall(MatGPUMatConvertToParent(A, reuse, newmat, MatGPUMatStrip_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -215,6 +215,7 @@ static PetscErrorCode MatICCFactorSymbolic_GPUMatHost(Mat F, Mat A, IS r, const 
 static PetscErrorCode MatFactorGetSolverType_GPUMatPetsc(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
+  (void)F;
   *type = MATSOLVERPETSCGPUMAT;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -182,7 +182,7 @@ static PetscErrorCode MatGPUMatHaloNeighboursOnNode(MatGPUMatHalo *h, PetscBool 
   Collective: export a receive buffer, tell each sender where its values go, open the receivers' buffers. Any
   failure on any rank (a neighbour on another node, no IPC between the devices) leaves every rank on the staged path.
 */
-static PetscErrorCode MatGPUMatHaloSetUpIPC(Mat A, MatGPUMatHalo *h)
+static PetscErrorCode MatGPUMatHaloSetUpIPC(MatGPUMatHalo *h)
 {
   const PetscInt        nr = h->recvoff[h->nrecv];
   PetscBool             ok = h->allow_ipc;
@@ -273,7 +273,7 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   /* the index copies ran on the legacy stream, which the halo's non-blocking stream does not wait for */
   PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   h->device_ready = PETSC_TRUE;
-  PetscCall(MatGPUMatHaloSetUpIPC(A, h));
+  PetscCall(MatGPUMatHaloSetUpIPC(h));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -379,7 +379,7 @@ PetscErrorCode MatGPUMatHaloBegin(Mat A, MatGPUMatHalo *h, Vec x, PetscBool devi
   After the diagonal block's product was queued: pack x's entries on the halo's stream, exchange them, and leave
   the ghost values in `ghost` for `stream` (no host synchronization of `stream`).
 */
-PetscErrorCode MatGPUMatHaloEnd(Mat A, MatGPUMatHalo *h, Vec x, Vec ghost, PetscBool device, void *stream)
+PetscErrorCode MatGPUMatHaloEnd(MatGPUMatHalo *h, Vec x, Vec ghost, PetscBool device, void *stream)
 {
   PetscScalar   *ga;
   PetscMemType   mt;
@@ -419,7 +419,7 @@ PetscErrorCode MatGPUMatHaloEnd(Mat A, MatGPUMatHalo *h, Vec x, Vec ghost, Petsc
 }
 
 /* After the off-diagonal block's product: with IPC, this rank's half is free once `stream` gets here */
-PetscErrorCode MatGPUMatHaloRelease(Mat A, MatGPUMatHalo *h, Vec ghost, PetscBool device, void *stream)
+PetscErrorCode MatGPUMatHaloRelease(MatGPUMatHalo *h, Vec ghost, PetscBool device, void *stream)
 {
   PetscFunctionBegin;
   if (!device || !h->ipc) PetscFunctionReturn(PETSC_SUCCESS);

@@ -293,9 +293,9 @@ static PetscErrorCode MatMPIGPUMatForwardProduct(Mat A, Vec x, Vec y, Vec z)
     PetscCall(MatGPUMatHaloBegin(A, m->staged, x, device, stream));
     if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
     else PetscUseTypeMethod(Ad, mult, x, z);
-    PetscCall(MatGPUMatHaloEnd(A, m->staged, x, ghost, device, stream));
+    PetscCall(MatGPUMatHaloEnd(m->staged, x, ghost, device, stream));
     PetscUseTypeMethod(Ao, multadd, ghost, z, z);
-    PetscCall(MatGPUMatHaloRelease(A, m->staged, ghost, device, stream));
+    PetscCall(MatGPUMatHaloRelease(m->staged, ghost, device, stream));
   } else {
     PetscCall(VecScatterBegin(m->halo, x, ghost, INSERT_VALUES, SCATTER_FORWARD));
     if (y) PetscUseTypeMethod(Ad, multadd, x, y, z);
@@ -580,6 +580,7 @@ static PetscErrorCode MatMPIGPUMatStrip_Private(Mat B)
 static PetscErrorCode MatConvert_MPIGPUMat_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
 {
   PetscFunctionBegin;
+  (void)type; /* the parent type: the only target */
   PetscCall(MatGPUMatConvertToParent(A, reuse, newmat, MatMPIGPUMatStrip_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

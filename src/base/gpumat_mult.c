@@ -60,7 +60,7 @@ PetscErrorCode MatGPUMatCheckDeviceMemory(Mat A, size_t bytes, const char *what)
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMemGetInfo(&avail, &total));
-  PetscCheck(bytes <= avail, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s needs %zu bytes of device memory, only %zu of %zu are free. The matrix stays usable on the host: MatBindToCPU() or a host type", what, bytes, avail, total);
+  PetscCheck(bytes <= avail, PETSC_COMM_SELF, PETSC_ERR_MEM, "%s (%s) needs %zu bytes of device memory, only %zu of %zu are free. The matrix stays usable on the host: MatBindToCPU() or a host type", what, ((PetscObject)A)->type_name, bytes, avail, total);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

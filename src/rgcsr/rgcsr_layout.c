@@ -45,7 +45,7 @@ static PetscErrorCode MatRgCSRPermutation(PetscInt m, const PetscInt ai[], Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatRgCSRBuildGroups(MatRgCSRLayout *L, const PetscInt ai[])
+static PetscErrorCode MatRgCSRBuildGroups(MatRgCSRLayout *L)
 {
   PetscFunctionBegin;
   L->ngroups = (L->m + L->G - 1) / L->G;
@@ -80,7 +80,7 @@ PetscErrorCode MatRgCSRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[]
     const PetscInt i = L.perm ? L.perm[p] : p;
     L.rl[p]          = (int)(ai[i + 1] - ai[i]);
   }
-  PetscCall(MatRgCSRBuildGroups(&L, ai));
+  PetscCall(MatRgCSRBuildGroups(&L));
   *maxlen = L.maxlen;
   *stored = L.stored;
   PetscCall(MatRgCSRLayoutDestroy(&L));
@@ -143,7 +143,7 @@ PetscErrorCode MatRgCSRLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[],
     const PetscInt i = L->perm ? L->perm[p] : p;
     L->rl[p]         = (int)(ai[i + 1] - ai[i]);
   }
-  PetscCall(MatRgCSRBuildGroups(L, ai));
+  PetscCall(MatRgCSRBuildGroups(L));
   PetscCall(PetscMalloc1(L->stored, &L->col));
   for (PetscInt g = 0; g < L->ngroups; g++) {
     const PetscInt p0 = g * G, p1 = PetscMin(p0 + G, m), Gg = p1 - p0, K = (PetscInt)((L->gp[g + 1] - L->gp[g]) / Gg);
@@ -171,64 +171,5 @@ PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *L)
   PetscCall(PetscFree(L->col));
   PetscCall(PetscFree(L->val));
   PetscCall(PetscMemzero(L, sizeof(*L)));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* z = A x (+ y) the way the kernel computes it: T lanes per stored row, pairwise lane reduction, z written through perm */
-PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
-{
-  PetscScalar lane[32];
-
-  PetscFunctionBegin;
-  for (PetscInt p = 0; p < L->m; p++) {
-    const PetscInt i = L->perm ? L->perm[p] : p;
-
-    for (PetscInt t = 0; t < L->T; t++) {
-      lane[t] = 0;
-      for (PetscInt k = t; k < L->rl[p]; k += L->T) {
-        const PetscCount s = MatRgCSRSlot(L, p, k);
-        lane[t] += L->val[s] * x[L->col[s]];
-      }
-    }
-    for (PetscInt half = L->T / 2; half > 0; half /= 2)
-      for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
-    z[i] = y ? y[i] + lane[0] : lane[0];
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  MatRgCSRLayoutFillEmulate - Runs, on the host, the threads of the device build (or value refresh) of a row-grouped CSR layout
-
-  Not Collective
-
-  Input Parameters:
-+ m         - rows
-. G         - group size
-. T         - threads per row
-. structure - `PETSC_TRUE`: a build (`col` and `val`); `PETSC_FALSE`: a value refresh (`val` only, `aj` unused)
-. ai        - CSR row offsets
-. aj        - CSR column indices
-. aa        - CSR values
-. gp        - group offsets (`m`/`G` + 1 entries, as `MatRgCSRLayoutCreate()` makes them)
-. rl        - row lengths in stored order
-- perm      - matrix row of each stored row, or `NULL` for no reordering
-
-  Output Parameters:
-+ col - column of each slot (`gp[ngroups]` entries)
-- val - value of each slot
-
-  Level: developer
-
-  Note:
-  The kernel runs the same function (`MatRgCSRFillThread()`), so the tests compare its result with
-  `MatRgCSRLayoutCreate()` bit for bit without a GPU.
-
-.seealso: `MatRgCSRLayoutCreate()`, `MATSEQRGCSRCUDA`
-@*/
-PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], const PetscCount gp[], const int rl[], const int perm[], int col[], PetscScalar val[])
-{
-  PetscFunctionBegin;
-  for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRFillThread(tid, (int)m, (int)G, (int)T, (int)structure, ai, aj, aa, gp, rl, perm, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

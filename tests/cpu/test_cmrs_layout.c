@@ -1,6 +1,7 @@
 static const char help[] = "CMRS on the host: the papers' 5x5 example in both orders, packing limits, kernel emulation, options.\n";
 
 #include <petscgpumat/private/cmrsimpl.h>
+#include "../reference/emulate.h"
 #include "../common/testutil.h"
 
 /* The matrix (2.1) of Koza et al. 2014:  [1 0 0 2 0; 0 3 0 0 4; 0 0 5 0 6; 0 0 7 8 9; 0 0 0 0 10] */

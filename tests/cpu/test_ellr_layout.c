@@ -1,6 +1,7 @@
 static const char help[] = "ELLPACK-R layout on the host: arrays by hand, kernel emulation vs AIJ MatMult, limits and errors.\n";
 
 #include <petscgpumat/private/ellrimpl.h>
+#include "../reference/emulate.h"
 #include "../common/testutil.h"
 
 /*

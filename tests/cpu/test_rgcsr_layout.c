@@ -2,6 +2,7 @@ static const char help[] = "Row-grouped CSR on the host: the paper's two-group e
 
 #include <petscgpumat/private/rgcsrimpl.h>
 #include <string.h>
+#include "../reference/emulate.h"
 #include "../common/testutil.h"
 
 /*

@@ -17,6 +17,7 @@ static const char help[] = "GPU products of the petscgpumat types against a floa
 #include <petscgpumat/private/rgcsrimpl.h>
 #include <petscdevice_cuda.h>
 #include <math.h>
+#include "../reference/emulate.h"
 #include "../common/testutil.h"
 
 typedef struct {

@@ -58,11 +58,9 @@ static inline MATELLR_HOST_DEVICE void MatELLRFillThread(long long tid, int m, i
   }
 }
 
-PETSC_EXTERN PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutDestroy(MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 

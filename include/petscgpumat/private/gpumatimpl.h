@@ -251,8 +251,8 @@ typedef struct _MatGPUMatHalo MatGPUMatHalo;
 PETSC_INTERN PetscErrorCode MatGPUMatHaloCreate(Mat, VecScatter, PetscBool, MatGPUMatHalo **);
 PETSC_INTERN PetscErrorCode MatGPUMatHaloDestroy(MatGPUMatHalo **);
 PETSC_INTERN PetscErrorCode MatGPUMatHaloBegin(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
-PETSC_INTERN PetscErrorCode MatGPUMatHaloEnd(Mat, MatGPUMatHalo *, Vec, Vec, PetscBool, void *);
-PETSC_INTERN PetscErrorCode MatGPUMatHaloRelease(Mat, MatGPUMatHalo *, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloEnd(MatGPUMatHalo *, Vec, Vec, PetscBool, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHaloRelease(MatGPUMatHalo *, Vec, PetscBool, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatHaloDescribe(MatGPUMatHalo *, const char **);
 
 /* The body of a public setter: the format's method on a seq matrix; on an MPI type, on its parameter holder and blocks */

@@ -64,11 +64,9 @@ static inline MATRGCSR_HOST_DEVICE void MatRgCSRFillThread(long long tid, int m,
   }
 }
 
-PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckParameters(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);

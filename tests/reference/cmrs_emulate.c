@@ -1,0 +1,110 @@
+/* The host emulations of the CMRS kernels: the tests' bit-for-bit references (compiled with -ffp-contract=off, into the tests only) */
+#include <petscgpumat/private/cmrsimpl.h>
+#include "emulate.h"
+
+/*
+  z = A x (+ y) the way Algorithm 1 computes it: 32 lanes take the strip's entries cyclically (entry j to lane
+  j mod 32 from the strip start), each lane keeps one partial sum per row of the strip, then each row's 32
+  partial sums are added pairwise (the butterfly of __shfl_xor_sync: offsets 16, 8, 4, 2, 1).
+*/
+PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  PetscScalar buf[CMRS_MAX_HEIGHT][32];
+
+  PetscFunctionBegin;
+  for (PetscInt s = 0; s < L->strips; s++) {
+    const PetscCount start = L->sp[s], end = L->sp[s + 1];
+
+    for (PetscInt r = 0; r < L->height; r++)
+      for (PetscInt lane = 0; lane < 32; lane++) buf[r][lane] = 0;
+    for (PetscCount k = start; k < end; k++)
+      if (!L->src || L->src[k] >= 0) buf[MatCMRSRowInStrip(L, k)][(k - start) % 32] += L->val[k] * x[MatCMRSColumn(L, k)];
+    for (PetscInt r = 0; r < L->height; r++) {
+      const PetscInt row = s * L->height + r;
+
+      for (PetscInt off = 16; off > 0; off /= 2)
+        for (PetscInt lane = 0; lane < off; lane++) buf[r][lane] += buf[r][lane + off];
+      if (row < L->m) z[row] = y ? y[row] + buf[r][0] : buf[r][0];
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  z = A x (+ y) the way the scan kernel (cmrs_scan.cu) computes it with S strips per warp and E entries per lane, bit
+  for bit: a warp takes S strips, in passes of 32 E entries, lane l taking entries l E .. l E + E - 1 of a pass. Each
+  lane adds its products in order; a row that begins and ends among them is added to its row's partial sum at once
+  (E > 1). The lanes' last row pieces (tails) are joined by the Hillis-Steele segmented scan keyed by their rows
+  (offsets 1, 2, 4, ... while a piece is longer); a lane whose entries span rows adds the value the scan left in the
+  lane before to its first piece (head) when that row goes on from there, and adds the head to the row's partial sum;
+  the last lane of each tail row adds the scanned sum. Pieces of a row in later passes add in pass order. Needs an
+  unsorted, unpadded layout. The number of scan steps (reach) does not change any sum; it is computed as the kernel
+  does anyway (E = 1: over all lanes; E > 1: over the lanes whose tail lies before the end of the warp's entries).
+*/
+PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscInt E, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  const PetscInt H = L->height, rows = S * H;
+  PetscScalar   *acc;
+
+  PetscFunctionBegin;
+  PetscCheck(!L->sorted && !L->M, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The scan kernel needs an unsorted, unpadded layout");
+  PetscCheck(S >= 1 && S <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Strips per warp %" PetscInt_FMT " must be in 1..32", S);
+  PetscCheck(E == 1 || E == 2 || E == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Lane entries %" PetscInt_FMT " must be 1, 2 or 4", E);
+  PetscCall(PetscMalloc1(rows, &acc));
+  for (PetscInt s0 = 0; s0 < L->strips; s0 += S) {
+    const PetscInt   s1 = PetscMin(s0 + S, L->strips);
+    const PetscCount e0 = L->sp[s0], e1 = L->sp[s1];
+
+    for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
+    for (PetscCount base = e0; base < e1; base += 32 * E) {
+      PetscScalar s[32], h[32], t[32];
+      PetscInt    qh[32], qt[32], first[32], reach = 0;
+      PetscBool   multi[32], cont[33];
+
+      for (PetscInt lane = 0; lane < 32; lane++) {
+        PetscInt q[4];
+
+        multi[lane] = PETSC_FALSE;
+        h[lane]     = 0;
+        for (PetscInt j = 0; j < E; j++) {
+          const PetscCount  k = base + lane * E + j;
+          const PetscScalar p = k < e1 ? L->val[k] * x[MatCMRSColumn(L, k)] : 0;
+          PetscInt          g = 0;
+
+          for (PetscInt u = s0 + 1; u < s1; u++) g += k >= L->sp[u];
+          q[j] = k < e1 ? g * H + MatCMRSRowInStrip(L, k) : rows;
+          if (!j) s[lane] = p;
+          else if (q[j] == q[j - 1]) s[lane] += p;
+          else { /* a row piece ends at entry j - 1: the head, or a whole row inside the lane */
+            if (multi[lane]) acc[q[j - 1]] += s[lane];
+            else h[lane] = s[lane];
+            multi[lane] = PETSC_TRUE;
+            s[lane]     = p;
+          }
+        }
+        qh[lane]    = q[0];
+        qt[lane]    = q[E - 1];
+        first[lane] = lane && qt[lane] == qt[lane - 1] ? first[lane - 1] : lane;
+        cont[lane]  = (PetscBool)(lane && qh[lane] == qt[lane - 1]);
+        if (E == 1 || qt[lane] < rows) reach = PetscMax(reach, lane - first[lane]);
+      }
+      cont[32] = PETSC_FALSE;
+      for (PetscInt off = 1; off <= reach; off *= 2) {
+        for (PetscInt lane = 0; lane < 32; lane++) t[lane] = lane >= off ? s[lane - off] : s[lane];
+        for (PetscInt lane = 0; lane < 32; lane++)
+          if (lane - off >= first[lane]) s[lane] += t[lane];
+      }
+      for (PetscInt lane = 0; lane < 32; lane++) {
+        if (multi[lane]) acc[qh[lane]] += cont[lane] ? s[lane - 1] + h[lane] : h[lane];
+        if (qt[lane] < rows && !cont[lane + 1]) acc[qt[lane]] += s[lane];
+      }
+    }
+    for (PetscInt q = 0; q < rows; q++) {
+      const PetscInt row = s0 * H + q;
+
+      if (row < L->m) z[row] = y ? y[row] + acc[q] : acc[q];
+    }
+  }
+  PetscCall(PetscFree(acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

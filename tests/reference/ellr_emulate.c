@@ -1,0 +1,62 @@
+/* The host emulations of the ELLPACK-R kernels: the tests' bit-for-bit references (compiled with -ffp-contract=off, into the tests only) */
+#include <petscgpumat/private/ellrimpl.h>
+#include "emulate.h"
+
+/*
+  z = A x (+ y) computed the way the kernel does: lane t of row i sums slots t, t+T, ... below rl[i], then the
+  lanes are combined pairwise (lane t += lane t + T/2, then T/4, ...), as the warp shuffle does.
+*/
+PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  PetscScalar lane[32];
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < L->m; i++) {
+    for (PetscInt t = 0; t < L->T; t++) {
+      lane[t] = 0;
+      for (PetscInt k = t; k < L->rl[i]; k += L->T) {
+        const PetscCount s = MatELLRSlot(L->m, L->T, i, k);
+
+        lane[t] += L->val[s] * x[L->col[s]];
+      }
+    }
+    for (PetscInt half = L->T / 2; half > 0; half /= 2)
+      for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
+    z[i] = y ? y[i] + lane[0] : lane[0];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatELLRLayoutFillEmulate - Runs, on the host, the threads of the device build (or value refresh) of an ELLPACK-R layout
+
+  Not Collective
+
+  Input Parameters:
++ m         - rows
+. T         - threads per row
+. width     - slots per row (`MatELLRLayoutMeasure()`)
+. structure - `PETSC_TRUE`: a build (`rl`, `col`, `val`); `PETSC_FALSE`: a value refresh (`val` only, `aj` unused)
+. ai        - CSR row offsets
+. aj        - CSR column indices
+- aa        - CSR values
+
+  Output Parameters:
++ rl  - row lengths (`m` entries)
+. col - column of each slot (`m` * `width` entries; `NULL` when that is 0)
+- val - value of each slot (same size; `NULL` when that is 0)
+
+  Level: developer
+
+  Note:
+  Every thread runs `MatELLRFillThread()`, the function the device kernel runs, so the CPU tests check the device
+  build's logic against `MatELLRLayoutCreate()`.
+
+.seealso: `MatELLRLayoutCreate()`, `MATSEQELLRCUDA`
+@*/
+PetscErrorCode MatELLRLayoutFillEmulate(PetscInt m, PetscInt T, PetscInt width, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], int rl[], int col[], PetscScalar val[])
+{
+  PetscFunctionBegin;
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRFillThread(tid, (int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,17 @@
+#pragma once
+
+/*
+  Host emulations of the device kernels, kept out of the library: the tests compare the kernels with them bit for
+  bit, so they are compiled (tests/reference/, by the makefile into every test program) without floating-point
+  contraction, which the library itself does not need.
+*/
+#include <petscgpumat/private/cmrsimpl.h>
+#include <petscgpumat/private/ellrimpl.h>
+#include <petscgpumat/private/rgcsrimpl.h>
+
+PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
+PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);
