@@ -664,7 +664,7 @@ int main(int argc, char **argv)
       if (!nflg) k = dense ? 10000 : 2000000;
       PetscCheck(k >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " must be positive", k);
       PetscCall(CreateIrregular(problem, k, mean, ndense, &A));
-    } else PetscCall(ExampleCreateProblem(problem, k, mean, &A));
+    } else PetscCall(ExampleCreateProblem(PETSC_COMM_WORLD, problem, k, mean, &A));
     if (!name[0]) PetscCall(PetscSNPrintf(name, sizeof(name), "%s-n%" PetscInt_FMT, problem, k));
   }
   PetscCall(ComputeStats(A, &src));

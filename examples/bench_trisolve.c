@@ -166,7 +166,7 @@ int main(int argc, char **argv)
       PetscCheck(colon, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-problems takes name:k entries, not %s", problems[i]);
       *colon = 0;
       k      = atoi(colon + 1);
-      PetscCall(ExampleCreateProblem(problems[i], k, 0, &A));
+      PetscCall(ExampleCreateProblem(PETSC_COMM_WORLD, problems[i], k, 0, &A));
       PetscCall(PetscSNPrintf(name, sizeof(name), "%s:%" PetscInt_FMT, problems[i], k));
       PetscCall(Measure(A, name, ftype, reps, csv));
       PetscCall(MatDestroy(&A));

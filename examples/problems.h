@@ -1,13 +1,13 @@
 #pragma once
-/* The built-in matrices of the example programs (bench_spmv, bench_trisolve) */
+/* The built-in matrices of the example programs (bench_spmv, bench_trisolve) and of the tests (TestCreateLaplacian()) */
 #include <petscmat.h>
 
 /*
-  Built-in matrices, assembled in parallel by rows: 2-D 5-point and 3-D 7-point Laplacians on k^d grids, the
+  Built-in matrices on `comm`, assembled in parallel by rows: 2-D 5-point and 3-D 7-point Laplacians on k^d grids, the
   3-D 27-point stencil, and random rows ("rows": n = k^3 rows, lengths uniform in [1, 2*mean-1], columns
   near the diagonal, so the mean row length varies while x stays cache friendly).
 */
-static inline PetscErrorCode ExampleCreateProblem(const char *problem, PetscInt k, PetscInt mean, Mat *A)
+static inline PetscErrorCode ExampleCreateProblem(MPI_Comm comm, const char *problem, PetscInt k, PetscInt mean, Mat *A)
 {
   PetscBool two, s27, rows;
   PetscInt  dim, n, rstart, rend, maxrow;
@@ -19,7 +19,7 @@ static inline PetscErrorCode ExampleCreateProblem(const char *problem, PetscInt 
   dim    = two ? 2 : 3;
   n      = two ? k * k : k * k * k;
   maxrow = s27 ? 27 : rows ? 2 * mean : 2 * dim + 1;
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatCreate(comm, A));
   PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
   PetscCall(MatSetType(*A, MATAIJ));
   PetscCall(MatSeqAIJSetPreallocation(*A, maxrow, NULL));

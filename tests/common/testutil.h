@@ -7,6 +7,7 @@
 #include <petscgpumat.h>
 #include <petscgpumat/private/petsccompat.h> /* PETSc-version differences the tests meet */
 #include <unistd.h>
+#include "../../examples/problems.h"
 
 typedef struct {
   PetscInt passed, failed, skipped;
@@ -114,29 +115,11 @@ static inline PetscErrorCode TestRandomValue(PetscRandom r, PetscScalar *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Laplacian stencils on a grid of k^d points, sizes chosen by k */
+/* Laplacian stencils on a grid of k^d points (2-D 5-point, 3-D 7-point), sequential: the examples' built-in ones */
 static inline PetscErrorCode TestCreateLaplacian(PetscInt dim, PetscInt k, Mat *A)
 {
-  PetscInt n = dim == 2 ? k * k : k * k * k;
-
   PetscFunctionBeginUser;
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 2 * dim + 1, NULL, A));
-  for (PetscInt row = 0; row < n; row++) {
-    PetscInt    cols[7], c = 0;
-    PetscScalar vals[7];
-    PetscInt    i = row % k, j = (row / k) % k, l = dim == 3 ? row / (k * k) : 0;
-
-    if (dim == 3 && l > 0) cols[c] = row - k * k, vals[c++] = -1;
-    if (j > 0) cols[c] = row - k, vals[c++] = -1;
-    if (i > 0) cols[c] = row - 1, vals[c++] = -1;
-    cols[c] = row, vals[c++] = 2.0 * dim;
-    if (i < k - 1) cols[c] = row + 1, vals[c++] = -1;
-    if (j < k - 1) cols[c] = row + k, vals[c++] = -1;
-    if (dim == 3 && l < k - 1) cols[c] = row + k * k, vals[c++] = -1;
-    PetscCall(MatSetValues(*A, 1, &row, c, cols, vals, INSERT_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(ExampleCreateProblem(PETSC_COMM_SELF, dim == 2 ? "lap2d5" : "lap3d7", k, 0, A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
