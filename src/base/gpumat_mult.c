@@ -138,6 +138,7 @@ static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const 
     const PetscInt *d_ai = NULL, *d_aj = NULL;
 
     PetscCall(MatGPUMatShadowSync(A, &g->csr));
+    PetscCall(MatGPUMatDeviceFree((void **)&g->d_ai)); /* the shadow's row offsets serve from now on */
     h->shadow = g->csr.mat;
     PetscCall(PetscGPUMatSeqAIJCUSPARSEGetIJ(h->shadow, PETSC_FALSE, &d_ai, &d_aj));
     PetscCall(MatSeqAIJCUSPARSEGetArrayRead(h->shadow, &csr->d_aa));
@@ -353,7 +354,7 @@ static PetscErrorCode MatGPUMatShadowTransposeProduct_Private(Mat A, Vec xx, Vec
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowSync(A, &g->csr));
-  PetscCall(MatSetOption(g->csr.mat, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
+  if (!g->csr.mat->form_explicit_transpose) PetscCall(MatSetOption(g->csr.mat, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
   /* aijcusparse's operations themselves: the MPI types hand their blocks vectors of other global sizes */
   if (yy) PetscCall((*g->csr.mat->ops->multtransposeadd)(g->csr.mat, xx, yy, zz));
