@@ -224,6 +224,8 @@ fi
 prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
 # the same with cuSPARSE SpMM (through the aijcusparse shadow) instead of the formats' block kernels for dense blocks
 prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
+# sparse results of the operand's type (built again from cuSPARSE's) instead of cuSPARSE's own MATSEQAIJCUSPARSE
+prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_product_same_type -malloc_dump -checkfunctionlist
 
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices "$real_matrices"

@@ -381,7 +381,7 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
   PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
   if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
-  PetscCall(PetscOptionsBool("-mat_gpumat_explicit_transpose", "Transposed products multiply an explicit transpose kept on the device (default: for rectangular matrices)", "", g->explicit_transpose_set ? g->explicit_transpose : (PetscBool)(A->rmap->n != A->cmap->n), &flg, &set));
+  PetscCall(PetscOptionsBool("-mat_gpumat_explicit_transpose", "Transposed products multiply an explicit transpose of the same type kept on the device (unset: rectangular matrices multiply transposed in cuSPARSE on their device CSR; false: the transposed kernels)", "", g->explicit_transpose_set ? g->explicit_transpose : PETSC_FALSE, &flg, &set));
   if (set) {
     g->explicit_transpose     = flg;
     g->explicit_transpose_set = PETSC_TRUE;
@@ -470,8 +470,8 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
     if (strcmp(vtype, VECCUDA)) PetscCall(PetscViewerASCIIPrintf(viewer, "no usable CUDA device: MatCreateVecs() gives host vectors and the products run on the host (counted in the event GPUMatHostFallback)\n"));
   }
   if (g->trisolve_why[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "triangular solves of its factor (no solver type named): on the %s, %s\n", g->trisolve_device ? "device (cusparse)" : "host (petsc)", g->trisolve_why));
-  if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type, %s\n", g->explicit_transpose_set ? "-mat_gpumat_explicit_transpose" : "a rectangular matrix"));
-  else if (g->csr.mat && (g->explicit_transpose_set ? g->explicit_transpose : A->rmap->n != A->cmap->n)) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: cuSPARSE on the device CSR of its products, its transpose formed on the device\n"));
+  if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type (-mat_gpumat_explicit_transpose)\n"));
+  else if (g->csr.mat && MatGPUMatGetTransposeWay(A) == GPUMAT_TRANSPOSE_SHADOW) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: cuSPARSE on its device CSR, its transpose formed on the device\n"));
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));

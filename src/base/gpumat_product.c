@@ -5,8 +5,13 @@
   The products run in cuSPARSE through PETSc's aijcusparse: each sparse operand of our types (or plain SeqAIJ)
   has a MATSEQAIJCUSPARSE shadow over its host arrays, whose device values follow the operand's at each numeric
   phase, and aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense operand).
-  - Sparse result: the product matrix is of A's type, with the structure of the shadows' product; at each numeric
-    phase the shadows' product's values come back into it (and go to its device copy at its next use).
+  - Sparse result: a MATSEQAIJCUSPARSE, the product cuSPARSE computed, kept on the device. A Galerkin coarse
+    operator or a GAMG prolongator multiplies a few dozen times in a solve: built again in our format, it cost more
+    than it saved (its CSR back on the host, a second device copy, the shadow of the next level's product uploaded
+    again: on the H100, mg3d-galerkin's PCSetUp 0.51 s against aijcusparse's 0.39 s, and only 6 ms of the solve's
+    products in those levels; docs/clients.md). -mat_gpumat_product_same_type: a product of the first operand of
+    ours' type instead, with the structure of the shadows' product; at each numeric phase the shadows' product's
+    values come back into it (and go to its device copy at its next use).
   - Dense B (AB, AtB, ABt, PtAP, RARt; B on the host or the device, as aijcusparse takes it): A B with a
     MATSEQDENSECUDA block of at most 8 columns runs the format's block kernel where its layout has one; otherwise
     (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix, with the shadow of
@@ -24,8 +29,8 @@ typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
   MatGPUMatShadow  shadow[3];  /* shadows of plain SeqAIJ operands (ours are their base's device CSR: MatGPUMatShadowOf()) */
   PetscObjectState nonzerostate[3]; /* the operands' at the symbolic phase */
-  Mat              product;    /* the shadows' product (sparse results) */
-  PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (dense results) */
+  Mat              product;    /* the shadows' product (sparse results of our type) */
+  PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (results it computes into the product matrix) */
 } MatGPUMatProduct;
 
 static const char product_key[] = "MatGPUMatProductShadows";
@@ -92,22 +97,40 @@ static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Dense result: aijcusparse's numeric phase with A's shadow in A's place */
-static PetscErrorCode MatProductNumeric_GPUMat_Dense(Mat C)
+/* The operands of C's product in aijcusparse's eyes (their shadows) and back; `saved` keeps ours */
+static void MatGPUMatProductSwapOperands(Mat_Product *product, Mat S[3], Mat saved[3])
 {
-  Mat_Product      *product = C->product;
+  saved[0]   = product->A;
+  saved[1]   = product->B;
+  saved[2]   = product->C;
+  product->A = S[0];
+  product->B = S[1];
+  if (S[2]) product->C = S[2];
+}
+
+static void MatGPUMatProductRestoreOperands(Mat_Product *product, Mat saved[3])
+{
+  product->A = saved[0];
+  product->B = saved[1];
+  product->C = saved[2];
+}
+
+/* Result computed by aijcusparse (dense, or sparse in MATSEQAIJCUSPARSE): its numeric phase on the shadows */
+static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
+{
   MatGPUMatProduct *p;
   PetscContainer    c;
-  Mat               S[3], A = product->A;
+  Mat               S[3], saved[3];
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)C, product_key, (PetscObject *)&c));
   PetscCheck(c, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCall(PetscContainerGetPointer(c, (void **)&p));
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
-  product->A = S[0];
+  MatGPUMatProductSwapOperands(C->product, S, saved);
   PetscCall((*p->numeric)(C));
-  product->A = A;
+  MatGPUMatProductRestoreOperands(C->product, saved);
+  C->ops->productnumeric = MatProductNumeric_GPUMat_CUSPARSE; /* PETSc's PtAP, RARt and ABC put back their own */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,7 +241,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Block(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
+static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_type)
 {
   Mat_Product      *product = C->product;
   MatGPUMatProduct *p;
@@ -241,16 +264,16 @@ static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
   PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatProductDestroy_Private));
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
-  if (dense) {
-    Mat A = product->A;
+  if (dense || !same_type) {
+    Mat saved[3];
 
-    product->A = S[0];
+    MatGPUMatProductSwapOperands(product, S, saved);
     PetscCall((*S[0]->ops->productsetfromoptions)(C));
     PetscCheck(C->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "aijcusparse has no %s product with %s", MatProductTypes[product->type], ((PetscObject)product->B)->type_name);
     PetscCall((*C->ops->productsymbolic)(C));
-    product->A = A;
-    p->numeric              = C->ops->productnumeric;
-    C->ops->productnumeric = MatProductNumeric_GPUMat_Dense;
+    MatGPUMatProductRestoreOperands(product, saved);
+    p->numeric             = C->ops->productnumeric;
+    C->ops->productnumeric = MatProductNumeric_GPUMat_CUSPARSE;
   } else {
     const PetscInt *ia, *ja;
     PetscInt        n;
@@ -277,6 +300,20 @@ static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
   }
   PetscCall(PetscObjectCompose((PetscObject)C, product_key, (PetscObject)c));
   PetscCall(PetscContainerDestroy(&c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSymbolic_GPUMat(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductSymbolic_GPUMat_Private(C, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatProductSymbolic_GPUMat_SameType(Mat C)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductSymbolic_GPUMat_Private(C, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -342,12 +379,12 @@ PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
 }
 
 /*
-  The algorithm the user chose, read where SeqAIJ and aijcusparse read it: -mat<product>_via for the classic calls
+  The algorithm the user chose (and -mat_gpumat_product_same_type), read where SeqAIJ and aijcusparse read it: -mat<product>_via for the classic calls
   (MatMatMult(), MatPtAP(), ...) and -mat_product_algorithm for the MatProduct API, "cusparse" naming the device
   products (the default) and anything else one of SeqAIJ's host algorithms (which SeqAIJ checks and runs); and
   aijcusparse's -mat<product>_backend_cpu, -mat_product_algorithm_backend_cpu.
 */
-static PetscErrorCode MatGPUMatProductUserWantsHost(Mat C, PetscBool *host)
+static PetscErrorCode MatGPUMatProductOptions(Mat C, PetscBool *host, PetscBool *same_type)
 {
   static const char *const classic[] = {NULL, "matmatmult", "mattransposematmult", "matmattransposemult", "matptap", "matrart", "matmatmatmult"};
   Mat_Product             *product   = C->product;
@@ -355,7 +392,8 @@ static PetscErrorCode MatGPUMatProductUserWantsHost(Mat C, PetscBool *host)
   PetscBool                set = PETSC_FALSE, cpu = PETSC_FALSE;
 
   PetscFunctionBegin;
-  *host = PETSC_FALSE;
+  *host      = PETSC_FALSE;
+  *same_type = PETSC_FALSE;
   if (product->type <= MATPRODUCT_UNSPECIFIED || product->type > MATPRODUCT_ABC) PetscFunctionReturn(PETSC_SUCCESS);
   if (product->api_user) {
     PetscCall(PetscSNPrintf(via, sizeof(via), "-%s_via", classic[product->type]));
@@ -367,6 +405,7 @@ static PetscErrorCode MatGPUMatProductUserWantsHost(Mat C, PetscBool *host)
   PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "MatProduct of petscgpumat types", "Mat");
   PetscCall(PetscOptionsString(via, "Algorithm: cusparse (on the device) or one of SeqAIJ's host algorithms", "MatProductSetAlgorithm", alg, alg, sizeof(alg), &set));
   PetscCall(PetscOptionsBool(backend, "Run the product on the host (SeqAIJ's algorithms)", "MatProductSetFromOptions", cpu, &cpu, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_product_same_type", "A sparse product on the device is of its first operand of ours' type, built again from cuSPARSE's result (default: that result itself, a MATSEQAIJCUSPARSE)", "MatProductSetFromOptions", *same_type, same_type, NULL));
   PetscOptionsEnd();
   if (set) {
     PetscBool device;
@@ -385,7 +424,7 @@ static PetscErrorCode MatGPUMatProductUserWantsHost(Mat C, PetscBool *host)
 PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
 {
   Mat_Product *product = C->product;
-  PetscBool    ok = PETSC_FALSE, okB = PETSC_FALSE, okC = PETSC_TRUE, dense;
+  PetscBool    ok = PETSC_FALSE, okB = PETSC_FALSE, okC = PETSC_TRUE, dense = PETSC_FALSE, same_type = PETSC_FALSE;
   VecType      vtype;
 
   PetscFunctionBegin;
@@ -401,14 +440,15 @@ PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
     if (ok && !dense) {
       PetscBool host;
 
-      PetscCall(MatGPUMatProductUserWantsHost(C, &host));
+      PetscCall(MatGPUMatProductOptions(C, &host, &same_type));
       if (host) PetscCall(PetscInfo(C, "MatProduct %s on the host: the user's choice of algorithm\n", MatProductTypes[product->type]));
       ok = (PetscBool)!host;
     }
   }
   if (ok) {
-    C->ops->productsymbolic = MatProductSymbolic_GPUMat;
-    PetscCall(PetscInfo(C, "MatProduct %s of %s and %s on the device (cuSPARSE, through aijcusparse shadows)\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name));
+    C->ops->productsymbolic = same_type ? MatProductSymbolic_GPUMat_SameType : MatProductSymbolic_GPUMat;
+    PetscCall(PetscInfo(C, "MatProduct %s of %s and %s on the device (cuSPARSE, through aijcusparse shadows)%s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name,
+                        dense ? "" : (same_type ? ": the result of the first operand of ours' type" : ": the result a MATSEQAIJCUSPARSE")));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* SeqAIJ's own products where every operand is AIJ-based; otherwise PETSc goes on with its fall-backs (a dense

@@ -316,14 +316,15 @@ static PetscErrorCode CheckOneUpload(const char *type)
 }
 
 /*
-  A rectangular matrix of ours that is an operand of MatPtAP (a Galerkin prolongator) multiplies transposed through
-  the cuSPARSE shadow its product made, not an explicit transpose of its own: MatMultTranspose and
-  MatMultTransposeAdd (y == z too) against the host AIJ matrix, after a change of values as well
+  A rectangular matrix of ours multiplies transposed in cuSPARSE on its device CSR, not through an explicit transpose
+  of its own: on the shadow its MatPtAP made (a Galerkin prolongator) or on one its first transposed product makes
+  (a rediscretized multigrid's interpolation); MatMultTranspose and MatMultTransposeAdd (y == z too) against the
+  host AIJ matrix, after a change of values as well
 */
-static PetscErrorCode CheckShadowTranspose(const char *type)
+static PetscErrorCode CheckShadowTranspose(const char *type, PetscBool galerkin)
 {
   const PetscInt n = 400, nc = 101;
-  Mat            P, Ph, A, Ah, C;
+  Mat            P, Ph, A, Ah, C = NULL;
   Vec            x, y, yh, xh;
   PetscReal      err, nrm;
   char           text[4096];
@@ -342,7 +343,7 @@ static PetscErrorCode CheckShadowTranspose(const char *type)
   PetscCall(TestCreateLaplacian(2, 20, &Ah));
   PetscCall(MatConvert(Ph, type, MAT_INITIAL_MATRIX, &P));
   PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
-  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  if (galerkin) PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
   PetscCall(MatCreateVecs(P, &x, &y)); /* x: coarse (nc), y: fine (n) */
   PetscCall(MatCreateVecs(Ph, &xh, &yh));
   for (PetscInt step = 0; step < 2; step++) {
@@ -357,17 +358,17 @@ static PetscErrorCode CheckShadowTranspose(const char *type)
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
     PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a Galerkin prolongator through cuSPARSE%s: error %.2e", type, step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a %s prolongator through cuSPARSE%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
     PetscCall(MatMultTranspose(Ph, yh, xh)); /* x = x + P^T y, in place */
     PetscCall(VecAXPY(xh, 1.0, x));
     PetscCall(MatMultTransposeAdd(P, y, x, x));
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) through cuSPARSE%s: error %.2e", type, step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) of a %s prolongator through cuSPARSE%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
   }
   PetscCall(TestViewInfoText(P, text, sizeof(text)));
-  said = strstr(text, "transposed products: cuSPARSE on the device CSR of its products") ? PETSC_TRUE : PETSC_FALSE;
-  TEST_CHECK(said, "%s: MatView says the transposed products run in cuSPARSE", type);
+  said = strstr(text, "transposed products: cuSPARSE on its device CSR") ? PETSC_TRUE : PETSC_FALSE;
+  TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run in cuSPARSE", type, galerkin ? "Galerkin" : "plain");
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&xh));
@@ -511,7 +512,8 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
-    PetscCall(CheckShadowTranspose(types[t]));
+    PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
+    PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));

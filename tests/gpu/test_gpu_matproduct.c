@@ -2,13 +2,14 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
                            "  -types cmrscuda,...   types to test\n"
                            "  -bench_n <k>          also time MatMatMult with 4 and 8 dense columns against as many MatMult\n"
                            "                        on the 3-D 7-point Laplacian k^3, and MatMultTranspose of a k^3 x k^3/8\n"
-                           "                        prolongator with and without its explicit transpose (GPU only)\n";
+                           "                        prolongator in each of its three ways (GPU only)\n";
 
 /*
   Every product type (AB, AtB, ABt, PtAP, RARt, ABC) of random square and rectangular matrices of our types (and
   one operand plain SeqAIJ), AB/AtB/ABt with dense blocks of 1, 4 and 8 columns (CUDA and host blocks) and, on the
   device, PtAP/RARt with a dense P or R: the result equals SeqAIJ's host
-  product to rounding, is of our type (sparse results), and ran on the device where one is usable; then the
+  product to rounding, is a MATSEQAIJCUSPARSE on the device (sparse results; of A's type with
+  -mat_gpumat_product_same_type, and on the host), and ran on the device where one is usable; then the
   numeric phase again after A's values changed, the result poisoned with NaN first. Without a device the same
   checks hold for the host path (SeqAIJ's products, PETSc's column loop for dense operands).
 */
@@ -17,6 +18,7 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
 #include "../common/testutil.h"
 
 static PetscBool gpu, blockkernel = PETSC_TRUE; /* -mat_gpumat_block_kernel (default true): the dense products run the format's block kernel */
+static PetscBool sametype;                       /* -mat_gpumat_product_same_type: sparse results on the device of A's type, not aijcusparse */
 
 /* || X - Y ||_F / max(|| Y ||_F, 1): X of any type, Y a host reference of the same shape (AIJ or dense) */
 static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)
@@ -51,10 +53,10 @@ static PetscErrorCode Poison(Mat C)
     for (PetscInt i = 0; i < nz; i++) a[i] = NAN;
     PetscCall(MatDenseRestoreArrayWrite(C, &a));
   } else {
-    const PetscInt *ai;
+    MatInfo info; /* (an aijcusparse result answers MatSeqAIJGetCSRAndMemType() with device arrays) */
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(C, &ai, NULL, NULL, NULL));
-    nz = ai[m];
+    PetscCall(MatGetInfo(C, MAT_LOCAL, &info));
+    nz = (PetscInt)info.nz_used;
     PetscCall(MatSeqAIJGetArrayWrite(C, &a));
     for (PetscInt i = 0; i < nz; i++) a[i] = NAN;
     PetscCall(MatSeqAIJRestoreArrayWrite(C, &a));
@@ -69,7 +71,7 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   PetscReal d;
   PetscBool   ours, ondevice;
   PetscObject shadows;
-  MatType     atype, ctype;
+  MatType     atype, ctype, rtype;
 
   PetscFunctionBeginUser;
   PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
@@ -94,7 +96,8 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   PetscCall(RelativeDifference(C, Ch, &d));
   PetscCall(MatGetType(A, &atype));
   PetscCall(MatGetType(C, &ctype));
-  PetscCall(PetscStrcmp(atype, ctype, &ours));
+  rtype = gpu && !sametype ? MATSEQAIJCUSPARSE : atype; /* on the device: cuSPARSE's own result, kept there */
+  PetscCall(PetscStrcmp(rtype, ctype, &ours));
   PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatProductShadows", &shadows));
   ondevice = (PetscBool)(shadows != NULL);
   {
@@ -122,7 +125,7 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
     if (!blockkernel) TEST_CHECK(block == NULL, "%s: -mat_gpumat_block_kernel 0: AB with a dense block ran cuSPARSE SpMM", label);
   }
   TEST_CHECK(d < 1e-13, "%s: %s equals SeqAIJ's (difference %.2e)", label, MatProductTypes[ptype], (double)d);
-  if (sparse_result) TEST_CHECK(ours, "%s: %s result is a %s (got %s)", label, MatProductTypes[ptype], atype, ctype);
+  if (sparse_result) TEST_CHECK(ours, "%s: %s result is a %s (got %s)", label, MatProductTypes[ptype], rtype, ctype);
   TEST_CHECK(ondevice == gpu, "%s: %s ran %s", label, MatProductTypes[ptype], gpu ? "on the device" : "on the host (no device)");
 
   /* the numeric phase again, with new values of A */
@@ -435,19 +438,22 @@ static PetscErrorCode Bench(const char *type, PetscInt k)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Median time of MatMultTranspose of an aggregation-like prolongator (k^3 rows, k^3/8 columns, 3 entries a row),
-   through its explicit transpose (the default for rectangular matrices) and with the transposed kernels */
+/* Time of the first MatMultTranspose (which makes what the later ones read) and median of the next ones, of an
+   aggregation-like prolongator (k^3 rows, k^3/8 columns, 3 entries a row), in each of the three ways:
+   cuSPARSE on the device CSR (the default for rectangular matrices), an explicit transpose of the same type
+   (-mat_gpumat_explicit_transpose 1), the transposed kernels (-mat_gpumat_explicit_transpose 0) */
 static PetscErrorCode BenchTranspose(const char *type, PetscInt k)
 {
-  const PetscInt n = k * k * k, nc = n / 8;
-  const int      reps = 11;
+  const PetscInt    n = k * k * k, nc = n / 8;
+  const int         reps = 11;
+  const char *const way[] = {NULL, "1", "0"}, *const name[] = {"cuSPARSE on the device CSR", "explicit transpose", "transposed kernels"};
 
   PetscFunctionBeginUser;
-  for (PetscInt explicit_t = 1; explicit_t >= 0; explicit_t--) {
+  for (int w = 0; w < 3; w++) {
     Mat         P;
     Vec         x, y;
     cudaEvent_t e0, e1;
-    float       t[11], tmp;
+    float       t[11], first, tmp;
 
     PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, nc, 3, NULL, &P));
     for (PetscInt i = 0; i < n; i++) {
@@ -460,26 +466,29 @@ static PetscErrorCode BenchTranspose(const char *type, PetscInt k)
     PetscCall(MatAssemblyBegin(P, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(P, MAT_FINAL_ASSEMBLY));
     PetscCall(MatConvert(P, type, MAT_INPLACE_MATRIX, &P));
-    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_explicit_transpose", explicit_t ? "1" : "0"));
-    PetscCall(MatSetFromOptions(P));
-    PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_explicit_transpose"));
+    if (way[w]) {
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_explicit_transpose", way[w]));
+      PetscCall(MatSetFromOptions(P));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_explicit_transpose"));
+    }
     PetscCall(MatCreateVecs(P, &y, &x));
+    PetscCall(VecSetRandom(y, NULL));
+    PetscCall(MatMult(P, y, x)); /* the format's own build, outside the timing */
     PetscCall(VecSetRandom(x, NULL));
-    PetscCall(MatMultTranspose(P, x, y)); /* builds the transpose */
     PetscCallCUDA(cudaEventCreate(&e0));
     PetscCallCUDA(cudaEventCreate(&e1));
-    for (int r = 0; r < reps; r++) {
+    for (int r = -1; r < reps; r++) {
       PetscCallCUDA(cudaDeviceSynchronize());
       PetscCallCUDA(cudaEventRecord(e0, 0));
       PetscCall(MatMultTranspose(P, x, y));
       PetscCallCUDA(cudaEventRecord(e1, 0));
       PetscCallCUDA(cudaEventSynchronize(e1));
-      PetscCallCUDA(cudaEventElapsedTime(&t[r], e0, e1));
+      PetscCallCUDA(cudaEventElapsedTime(r < 0 ? &first : &t[r], e0, e1));
     }
     for (int i = 0; i < reps; i++)
       for (int j = i + 1; j < reps; j++)
         if (t[j] < t[i]) tmp = t[i], t[i] = t[j], t[j] = tmp;
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# bench %s MatMultTranspose of a %" PetscInt_FMT " x %" PetscInt_FMT " prolongator, %s: %.3f ms\n", type, n, nc, explicit_t ? "explicit transpose" : "transposed kernels", (double)t[reps / 2]));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "# bench %s MatMultTranspose of a %" PetscInt_FMT " x %" PetscInt_FMT " prolongator, %s: first %.3f ms, then %.3f ms\n", type, n, nc, name[w], (double)first, (double)t[reps / 2]));
     PetscCallCUDA(cudaEventDestroy(e0));
     PetscCallCUDA(cudaEventDestroy(e1));
     PetscCall(VecDestroy(&x));
@@ -507,6 +516,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-bench_n", &bench, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &blockkernel, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_product_same_type", &sametype, NULL));
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscCall(TestType(types[t]));
     PetscCall(TestUserAlgorithm(types[t]));

@@ -108,8 +108,8 @@ typedef struct {
   PetscInt    *d_ai;          /* device: the row offsets, uploaded by the base when A has no shadow (value refreshes) */
   PetscScalar *d_work;        /* device: products of the device rows, or x gathered at them (transpose) */
 
-  /* transposed products through an explicit transpose (a matrix of the same type and parameters, made at the
-     first transposed product): -mat_gpumat_explicit_transpose, by default for rectangular matrices */
+  /* how transposed products run (MatGPUMatGetTransposeWay()); -mat_gpumat_explicit_transpose 1: through an
+     explicit transpose (a matrix of the same type and parameters, made at the first transposed product) */
   PetscBool        explicit_transpose, explicit_transpose_set;
   Mat              transpose;
   PetscObjectState transpose_state, transpose_nonzerostate;
@@ -135,6 +135,14 @@ PETSC_INTERN const char *const   MatGPUMatTriSolveModes[];
 PETSC_INTERN MatGPUMatTriSolveMode MatGPUMatTriSolve;            /* -mat_gpumat_trisolve */
 PETSC_INTERN PetscReal             MatGPUMatTriSolveLevelUs;     /* -mat_gpumat_trisolve_level_us */
 PETSC_INTERN PetscErrorCode        MatGPUMatTriSolveOnDevice(Mat, MatFactorType, PetscBool *, char[], size_t);
+/* How a matrix's transposed products run: the format's transposed kernels (square matrices), cuSPARSE on its shadow
+   (rectangular ones: prolongators, off-diagonal blocks), or an explicit transpose (-mat_gpumat_explicit_transpose) */
+typedef enum {
+  GPUMAT_TRANSPOSE_KERNELS,
+  GPUMAT_TRANSPOSE_SHADOW,
+  GPUMAT_TRANSPOSE_EXPLICIT
+} MatGPUMatTransposeWay;
+PETSC_INTERN MatGPUMatTransposeWay MatGPUMatGetTransposeWay(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductBegin(Vec, Vec, Vec *);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *, Vec, Vec, Vec, Vec, PetscBool);
 
