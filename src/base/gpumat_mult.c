@@ -209,13 +209,15 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     PetscCall(ierr);
     PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0));
   } else {
-    PetscErrorCode ierr = PETSC_SUCCESS;
-    PetscInt       nzrows = 0;
+    PetscErrorCode           ierr = PETSC_SUCCESS;
+    const MatGPUMatRowStats *stats;
+    PetscInt                 nzrows;
 
     PetscCall(MatGPUMatFreeDevice_Private(A));
-    for (PetscInt i = 0; i < m; i++) nzrows += (ai[i + 1] > ai[i]);
+    PetscCall(MatGPUMatGetRowStats(A, &stats));
+    nzrows = stats->nzrows;
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
-    if (g->compress_rows && nzrows < m) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);
+    if (stats->compressed) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);
     g->mdev = g->cai ? nzrows : m;
     if (!ierr) ierr = MatGPUMatGetCSR_Private(A, PETSC_TRUE, ai, aj, aa, &csr);
     if (!ierr) ierr = g->format->build(A, &csr.csr);

@@ -54,18 +54,17 @@ static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, Petsc
   return S;
 }
 
-/* Rows and stored entries of the host matrix as it is now (no entries before preallocation) */
+/* Rows and entries the device copy will hold, from the base's row statistics (no entries before preallocation) */
 static PetscErrorCode MatCMRSHostCounts(Mat A, PetscInt *m, PetscCount *nnz)
 {
-  const PetscInt *ai;
+  const MatGPUMatRowStats *s;
 
   PetscFunctionBegin;
-  *m   = A->rmap->n;
+  *m   = 0;
   *nnz = 0;
-  if (A->preallocated && *m) {
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    *nnz = ai[*m];
-  }
+  PetscCall(MatGPUMatGetRowStats(A, &s));
+  *m   = s->rows;
+  *nnz = s->nnz;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

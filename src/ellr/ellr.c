@@ -26,19 +26,16 @@ static PetscErrorCode MatELLRCUDASetThreadsPerRow_ELLR(Mat A, PetscInt T)
 static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
 {
   Mat_SeqELLRCUDA *e;
-  const PetscInt  *ai;
-  PetscInt         m = A->rmap->n;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   if (e->T_option) *T = e->T_option;
   else if (!A->preallocated) *T = 0;
   else {
-    PetscInt maxlen = 0;
+    const MatGPUMatRowStats *s;
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    for (PetscInt i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
-    PetscCall(MatGPUMatChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
+    PetscCall(MatGPUMatGetRowStats(A, &s));
+    PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

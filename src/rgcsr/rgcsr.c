@@ -15,8 +15,6 @@ static PetscErrorCode MatRgCSRGetData_Private(Mat A, Mat_SeqRGCSRCUDA **r)
 static PetscErrorCode MatRgCSRParameters_Private(Mat A, PetscInt *G, PetscInt *T, PetscInt *W)
 {
   Mat_SeqRGCSRCUDA *r;
-  const PetscInt   *ai;
-  PetscInt          m = A->rmap->n, maxlen = 0;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
@@ -24,9 +22,10 @@ static PetscErrorCode MatRgCSRParameters_Private(Mat A, PetscInt *G, PetscInt *T
   *W = r->W_option;
   *T = r->T_option;
   if (!*T && A->preallocated) {
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    for (PetscInt i = 0; i < m; i++) maxlen = PetscMax(maxlen, ai[i + 1] - ai[i]);
-    PetscCall(MatGPUMatChooseThreadsPerRow(m, m ? ai[m] : 0, maxlen, T));
+    const MatGPUMatRowStats *s;
+
+    PetscCall(MatGPUMatGetRowStats(A, &s));
+    PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -441,6 +441,44 @@ static PetscErrorCode TestTriangularLevels(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The automatic parameters plan from the rows the device copy holds: a block whose few nonempty rows are long (an
+  MPI off-diagonal block of a matrix with dense coupling rows) gets the threads per row and CMRS counts of those
+  rows once its rows are compressed, not of a mean pulled down by its empty rows; and the plan follows a new pattern
+*/
+static PetscErrorCode TestPlanFromStoredRows(void)
+{
+  const PetscInt m = 2000, n = 500, len = 64;
+  MatType        types[] = {MATSEQELLRCUDA, MATSEQRGCSRCUDA};
+
+  PetscFunctionBeginUser;
+  for (PetscInt t = 0; t < 2; t++) {
+    Mat      A;
+    PetscInt T[3];
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, len, NULL, &A));
+    for (PetscInt i = 0; i < m; i += 100) /* 20 rows of 64 entries, the rest empty */
+      for (PetscInt k = 0; k < len; k++) PetscCall(MatSetValue(A, i, (i + 7 * k) % n, 1.0 + k, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(A, types[t], MAT_INPLACE_MATRIX, &A));
+    if (t == 0) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T[0]));
+    else PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T[0]));
+    PetscCall(MatGPUMatSetCompressedRows(A, PETSC_TRUE));
+    if (t == 0) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T[1]));
+    else PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T[1]));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (PetscInt i = 1; i < m; i += 100) PetscCall(MatSetValue(A, i, 0, 1.0, INSERT_VALUES)); /* 20 short rows more: a new pattern */
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    if (t == 0) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T[2]));
+    else PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T[2]));
+    TEST_CHECK(T[0] == 1 && T[1] == 16 && T[2] == 8, "%s: threads per row from the stored rows: %" PetscInt_FMT " over all rows (mean 0.64), %" PetscInt_FMT " over the 20 nonempty ones (mean 64), %" PetscInt_FMT " once 20 one-entry rows join (mean 32.5)", types[t], T[0], T[1], T[2]);
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu, only;
@@ -464,6 +502,7 @@ int main(int argc, char **argv)
   PetscCall(TestOptions());
   PetscCall(TestInfoAndView());
   PetscCall(TestTriangularLevels());
+  PetscCall(TestPlanFromStoredRows());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();

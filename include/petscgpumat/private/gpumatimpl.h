@@ -84,6 +84,18 @@ PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowOf(Mat, MatGPUMatShadow *, Mat *);
 
+/* What the formats plan from (src/base/gpumat_rowstats.c): A's rows as the device copy holds them */
+typedef struct {
+  PetscInt         rows;       /* rows of the device copy: the nonempty ones where rows are compressed */
+  PetscInt         nzrows;     /* nonempty rows */
+  PetscInt         maxlen;     /* the longest row */
+  PetscCount       nnz;        /* entries */
+  PetscBool        compressed; /* only the nonempty rows go to the device */
+  /* what they describe */
+  PetscObjectState nonzerostate;
+  PetscBool        preallocated, compress, valid;
+} MatGPUMatRowStats;
+
 /* A->spptr of every petscgpumat matrix */
 typedef struct {
   const MatGPUFormat *format;
@@ -94,6 +106,7 @@ typedef struct {
   PetscBool           built;        /* the device structure exists */
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
+  MatGPUMatRowStats   rowstats;     /* MatGPUMatGetRowStats() */
   PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
   MatGPUMatShadow     csr;          /* the MATSEQAIJCUSPARSE shadow of cuSPARSE's products and factorizations, made by the first of them
                                        (src/base/gpumat_shadow.c) and kept: then the format's device CSR too */
@@ -240,6 +253,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, cons
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
 
 /*
   MPI types (src/base/gpumat_mpi.c): MATMPIAIJ whose diagonal and off-diagonal blocks are seq petscgpumat
