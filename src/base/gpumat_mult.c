@@ -347,9 +347,11 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
   z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): aijcusparse's product on A's shadow (made
   here if no product or factorization made it before), whose transpose cuSPARSE forms on the device and keeps
   (MAT_FORM_EXPLICIT_TRANSPOSE), instead of our explicit transpose made by the host's MatTranspose and uploaded once
-  more (a 3.4 M x 0.42 M prolongator's first transposed product: 55 ms against 101 ms, then 0.072 ms against
-  0.062 ms; the transposed kernels' atomics take 20 ms, then 0.126 ms). The format builds from the shadow's device
-  arrays from then on, so the shadow costs no second upload.
+  more (H100, a 3.4 M x 0.42 M prolongator: the first transposed product 62 ms against 123 ms, then 0.072 ms
+  against 0.062 ms). The format's transposed kernels make nothing first (0.18 ms, then 0.123 ms) but scatter with
+  atomics, so their sums are not reproducible run to run; cuSPARSE on the transpose is, and was as fast in PETSc's
+  multigrid tutorial (docs/clients.md). The format builds from the shadow's device arrays from then on, so the
+  shadow costs no second upload.
 */
 static PetscErrorCode MatGPUMatShadowTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
 {

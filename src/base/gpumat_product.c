@@ -8,10 +8,10 @@
   - Sparse result: a MATSEQAIJCUSPARSE, the product cuSPARSE computed, kept on the device. A Galerkin coarse
     operator or a GAMG prolongator multiplies a few dozen times in a solve: built again in our format, it cost more
     than it saved (its CSR back on the host, a second device copy, the shadow of the next level's product uploaded
-    again: on the H100, mg3d-galerkin's PCSetUp 0.51 s against aijcusparse's 0.39 s, and only 6 ms of the solve's
-    products in those levels; docs/clients.md). -mat_gpumat_product_same_type: a product of the first operand of
-    ours' type instead, with the structure of the shadows' product; at each numeric phase the shadows' product's
-    values come back into it (and go to its device copy at its next use).
+    again: on the H100, mg3d-galerkin's PCSetUp took 0.51 s against aijcusparse's 0.39 s, while all 122 MatMult of
+    its solve, every level, took 6 ms; docs/clients.md). -mat_gpumat_product_same_type: the result is of the type of
+    its first operand that is ours instead, with the structure of the shadows' product; at each numeric phase the
+    shadows' product's values come back into it (and go to its device copy at its next use).
   - Dense B (AB, AtB, ABt, PtAP, RARt; B on the host or the device, as aijcusparse takes it): A B with a
     MATSEQDENSECUDA block of at most 8 columns runs the format's block kernel where its layout has one; otherwise
     (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix, with the shadow of
@@ -379,9 +379,10 @@ PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat C)
 }
 
 /*
-  The algorithm the user chose (and -mat_gpumat_product_same_type), read where SeqAIJ and aijcusparse read it: -mat<product>_via for the classic calls
-  (MatMatMult(), MatPtAP(), ...) and -mat_product_algorithm for the MatProduct API, "cusparse" naming the device
-  products (the default) and anything else one of SeqAIJ's host algorithms (which SeqAIJ checks and runs); and
+  The algorithm the user chose (and -mat_gpumat_product_same_type), read where SeqAIJ and aijcusparse read it:
+  -mat<product>_via for the classic calls (MatMatMult(), MatPtAP(), ...) and -mat_product_algorithm for the
+  MatProduct API, "cusparse" naming the device products (the default) and anything else one of SeqAIJ's host
+  algorithms (which SeqAIJ checks and runs); and
   aijcusparse's -mat<product>_backend_cpu, -mat_product_algorithm_backend_cpu.
 */
 static PetscErrorCode MatGPUMatProductOptions(Mat C, PetscBool *host, PetscBool *same_type)
@@ -405,7 +406,7 @@ static PetscErrorCode MatGPUMatProductOptions(Mat C, PetscBool *host, PetscBool 
   PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "MatProduct of petscgpumat types", "Mat");
   PetscCall(PetscOptionsString(via, "Algorithm: cusparse (on the device) or one of SeqAIJ's host algorithms", "MatProductSetAlgorithm", alg, alg, sizeof(alg), &set));
   PetscCall(PetscOptionsBool(backend, "Run the product on the host (SeqAIJ's algorithms)", "MatProductSetFromOptions", cpu, &cpu, NULL));
-  PetscCall(PetscOptionsBool("-mat_gpumat_product_same_type", "A sparse product on the device is of its first operand of ours' type, built again from cuSPARSE's result (default: that result itself, a MATSEQAIJCUSPARSE)", "MatProductSetFromOptions", *same_type, same_type, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_product_same_type", "A sparse product on the device is of the type of its first petscgpumat operand, built again from cuSPARSE's result (default: that result itself, a MATSEQAIJCUSPARSE)", "MatProductSetFromOptions", *same_type, same_type, NULL));
   PetscOptionsEnd();
   if (set) {
     PetscBool device;
@@ -448,7 +449,7 @@ PetscErrorCode MatProductSetFromOptions_GPUMat(Mat C)
   if (ok) {
     C->ops->productsymbolic = same_type ? MatProductSymbolic_GPUMat_SameType : MatProductSymbolic_GPUMat;
     PetscCall(PetscInfo(C, "MatProduct %s of %s and %s on the device (cuSPARSE, through aijcusparse shadows)%s\n", MatProductTypes[product->type], ((PetscObject)product->A)->type_name, ((PetscObject)product->B)->type_name,
-                        dense ? "" : (same_type ? ": the result of the first operand of ours' type" : ": the result a MATSEQAIJCUSPARSE")));
+                        dense ? "" : (same_type ? ": the result of its first petscgpumat operand's type" : ": the result a MATSEQAIJCUSPARSE")));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* SeqAIJ's own products where every operand is AIJ-based; otherwise PETSc goes on with its fall-backs (a dense
