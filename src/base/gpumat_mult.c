@@ -393,15 +393,15 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscCall(MatGPUMatHostProduct_Private(A, xx, yy, zz, trans));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (trans && MatGPUMatGetTransposeWay(A) == GPUMAT_TRANSPOSE_SHADOW) {
-    PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (trans && MatGPUMatGetTransposeWay(A) == GPUMAT_TRANSPOSE_EXPLICIT) {
-    PetscBool done = PETSC_FALSE;
+  if (trans) {
+    const MatGPUMatTransposeWay way  = MatGPUMatGetTransposeWay(A);
+    PetscBool                   done = PETSC_FALSE;
 
-    PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
-    if (done) PetscFunctionReturn(PETSC_SUCCESS);
+    if (way == GPUMAT_TRANSPOSE_SHADOW) {
+      PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
+      done = PETSC_TRUE;
+    } else if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
+    if (done) PetscFunctionReturn(PETSC_SUCCESS); /* else the format's transposed kernels, below */
   }
   PetscCall(MatGPUMatSyncDevice(A));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
