@@ -254,6 +254,7 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
 
   PetscFunctionBegin;
   if (h->device_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
   PetscCall(MatGPUMatHaloFreeHostBuffers(h));
   PetscCallCUDA(cudaMallocHost((void **)&h->hsend, PetscMax(ns, 1) * sizeof(PetscScalar)));
   PetscCallCUDA(cudaMallocHost((void **)&h->hrecv, PetscMax(nr, 1) * sizeof(PetscScalar)));
@@ -274,6 +275,7 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   h->device_ready = PETSC_TRUE;
   PetscCall(MatGPUMatHaloSetUpIPC(h));
+  PetscCall(PetscLogEventEnd(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

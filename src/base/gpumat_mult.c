@@ -5,7 +5,7 @@
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
 
-PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback;
+PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp;
 PetscBool     MatGPUMatHostFallbackIsError = PETSC_FALSE;
 
 PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
