@@ -3,6 +3,7 @@
   The device side (when to upload, vector access, the products) is in gpumat_mult.c.
 */
 #include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice.h>
 
 #define GPUMAT_MAX_FORMATS 8
 
@@ -188,13 +189,19 @@ static PetscErrorCode MatGPUMatUninstallOps(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The default vector type of a converted matrix (gpu: VECCUDA where a device can be used) or of a stripped one */
+/*
+  The default vector type of a converted matrix (gpu: VECCUDA where a device can be used) or of a stripped one.
+  Where a device is used, it is initialized here, with the matrix, as aijcusparse's conversion does: the CUDA
+  context's creation (0.25-0.4 s per process on a 2-GPU H100 node) otherwise lands in whatever first touches the
+  device, e.g. the work vectors of KSPSetUp(), and on several ranks the others wait for it inside KSPSolve().
+*/
 PetscErrorCode MatGPUMatSetVecType(Mat A, PetscBool gpu)
 {
   VecType type = VECSTANDARD;
 
   PetscFunctionBegin;
   if (gpu) PetscCall(MatGPUMatDefaultVecType(&type));
+  if (gpu && !strcmp(type, VECCUDA)) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   PetscCall(PetscFree(A->defaultvectype));
   PetscCall(PetscStrallocpy(type, &A->defaultvectype));
   PetscFunctionReturn(PETSC_SUCCESS);
