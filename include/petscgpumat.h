@@ -13,7 +13,7 @@
 
    Level: beginner
 
-.seealso: [](ch_matrices), `Mat`, `MatType`, `MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`
+.seealso: [](ch_matrices), `Mat`, `MatType`, `MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`
 J*/
 #define MATELLRCUDA     "ellrcuda"
 #define MATSEQELLRCUDA  "seqaijellrcuda"
@@ -24,6 +24,9 @@ J*/
 #define MATRGCSRCUDA    "rgcsrcuda"
 #define MATSEQRGCSRCUDA "seqaijrgcsrcuda"
 #define MATMPIRGCSRCUDA "mpiaijrgcsrcuda"
+#define MATCSRCUDA      "csrcuda"
+#define MATSEQCSRCUDA   "seqaijcsrcuda"
+#define MATMPICSRCUDA   "mpiaijcsrcuda"
 
 /* PETSc's host factorizations (SeqAIJ's) for our seq types, under a name of their own: a factor that remembers
    "petsc" would find MATSEQAIJ's factory by prefix when made again, which copies our functions into the factor */
@@ -95,6 +98,14 @@ PETSC_EXTERN PetscErrorCode MatCMRSCUDASetLaneEntries(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetBlockSize(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetSort(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatCMRSCUDAGetLaneEntries(Mat, PetscInt *);
+
+/* cuSPARSE's CSR SpMV (cusparseSpMV) as a format of the same pipeline */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJCSRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCSRCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateAIJCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCSRCUDASetSpMVAlgorithm(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatCSRCUDAGetSpMVAlgorithm(Mat, PetscInt *);
 
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

@@ -9,6 +9,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterCMRS_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterCSR_Private(void);
 
 static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
 
@@ -28,7 +29,7 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
 }
 
 /*@C
-  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`) with PETSc
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`) with PETSc
 
   Not Collective
 
@@ -61,10 +62,12 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());
+  PetscCall(MatGPUMatRegisterCSR_Private());
   /* the MPI types, which the root names pick on more than one process */
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIAIJELLRCUDA));
   PetscCall(MatRegister(MATMPIRGCSRCUDA, MatCreate_MPIAIJRGCSRCUDA));
   PetscCall(MatRegister(MATMPICMRSCUDA, MatCreate_MPIAIJCMRSCUDA));
+  PetscCall(MatRegister(MATMPICSRCUDA, MatCreate_MPIAIJCSRCUDA));
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

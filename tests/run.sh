@@ -106,9 +106,9 @@ helpcount() { # type, option pattern
 }
 # the README's options table: one table, every option -help lists (seq types and the MPI type), with its default
 if selected cpu-readme-options-match-help; then
-  for t in ellrcuda cmrscuda rgcsrcuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
+  for t in ellrcuda cmrscuda rgcsrcuda csrcuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
   "$run" mpiexec -n 2 "$build/tests/cpu/test_options_help" -help -mat_type ellrcuda >"$logs/help-mpi.txt" 2>&1
-  python3 "$root/tests/check_readme_options.py" "$root/README.md" "$logs"/help-{ellrcuda,cmrscuda,rgcsrcuda,mpi}.txt >"$logs/cpu-readme-options-match-help.log" 2>&1
+  python3 "$root/tests/check_readme_options.py" "$root/README.md" "$logs"/help-{ellrcuda,cmrscuda,rgcsrcuda,csrcuda,mpi}.txt >"$logs/cpu-readme-options-match-help.log" 2>&1
   count cpu-readme-options-match-help $? "$logs/cpu-readme-options-match-help.log"
 fi
 expect cpu-help-lists-ellr-options '^4$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(compressed_rows|host_fallback_error))')"
@@ -116,6 +116,7 @@ expect cpu-help-lists-rgcsr-options '^5$' \
   bash -c "$(helpcount rgcsrcuda '-mat_rgcsr_(group_size|sort_window|sort_min_saving|threads_per_row|max_fill)')"
 expect cpu-help-lists-cmrs-options '^9$' \
   bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|lane_entries|device_convert)')"
+expect cpu-help-lists-csr-options '^1$' bash -c "$(helpcount csrcuda '-mat_csr_spmv_alg')"
 expect cpu-help-lists-mpi-options '^5$' \
   bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(halo_(vecscatter|ipc)|host_fallback_error))')"
 # every public setter has its getter (the README promises them)
@@ -221,19 +222,19 @@ fi
 
 # MatProduct of our types (every product type, sparse and dense operands) against SeqAIJ's: on the device where
 # one is usable (cuSPARSE through aijcusparse shadows), else the host path; no leak, nothing left composed
-prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
+prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
 # the same with cuSPARSE SpMM (through the aijcusparse shadow) instead of the formats' block kernels for dense blocks
-prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
+prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
 # sparse results of the operand's type (built again from cuSPARSE's) instead of cuSPARSE's own MATSEQAIJCUSPARSE
-prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_product_same_type -malloc_dump -checkfunctionlist
+prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_product_same_type -malloc_dump -checkfunctionlist
 
 # ---- GPU tests (the lent GPU machine) ----
-prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices "$real_matrices"
-prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda
+prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -matrices_dir "$matrices" -matrices "$real_matrices"
+prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda
 # compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
-prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
+prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
 # the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)
-prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
+prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
 if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
   expect gpu-solve-check-np2 'cmrscuda +\|' mpiexec -n 2 "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda -n 32 -check

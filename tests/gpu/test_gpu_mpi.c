@@ -21,6 +21,7 @@ static const char help[] = "The MPI types on the GPU (any number of ranks, shari
 /* The variants each root type runs with: options applied to the parallel matrix (they reach both blocks) */
 static const char *const variants_ellr[]  = {"", "-mat_ellr_threads_per_row 1", "-mat_ellr_threads_per_row 4", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
 static const char *const variants_rgcsr[] = {"", "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0", "-mat_rgcsr_group_size 32 -mat_rgcsr_threads_per_row 2", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
+static const char *const variants_csr[]   = {"", "-mat_csr_spmv_alg 1", "-mat_csr_spmv_alg 2", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
 static const char *const variants_cmrs[]  = {"", "-mat_cmrs_variant basic", "-mat_cmrs_variant padded", "-mat_gpumat_halo_vecscatter", "-mat_gpumat_halo_ipc 0"};
 #define NVARIANTS 5
 
@@ -40,6 +41,7 @@ static PetscErrorCode ApplyVariant(Mat A, const char *opts)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_group_size"));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_threads_per_row"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_csr_spmv_alg"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -78,12 +80,13 @@ static PetscErrorCode TestMatrix(const char *root, Mat S, const char *mname)
 {
   const char *const *variants;
   PetscInt           nv = NVARIANTS;
-  PetscBool          isellr, isrgcsr;
+  PetscBool          isellr, isrgcsr, iscsr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(root, MATELLRCUDA, &isellr));
   PetscCall(PetscStrcmp(root, MATRGCSRCUDA, &isrgcsr));
-  variants = isellr ? variants_ellr : isrgcsr ? variants_rgcsr : variants_cmrs;
+  PetscCall(PetscStrcmp(root, MATCSRCUDA, &iscsr));
+  variants = isellr ? variants_ellr : isrgcsr ? variants_rgcsr : iscsr ? variants_csr : variants_cmrs;
   for (PetscInt v = 0; v < nv; v++) {
     Mat  A;
     char label[512];

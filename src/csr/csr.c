@@ -1,0 +1,428 @@
+/*
+  MATSEQCSRCUDA: cuSPARSE's CSR SpMV as a petscgpumat format (parameters, device copy, products, registration).
+
+  The layout is the base's device CSR itself: the format keeps the entries the base uploaded for it (or copies them,
+  device to device, where they are a shadow's) and its own row offsets, and multiplies with cusparseSpMV. It is what
+  `aijcusparse` multiplies with, inside our pipeline: a candidate beside the papers' formats wherever they do not pay
+  (a few very long rows), with our products, halo exchange, factorizations and MatView. This folder is the whole
+  format; outside it only the registration (src/petscgpumatregis.c), the public names (include/petscgpumat.h) and
+  -lcusparse (makefile) name it.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+#include <petscdevice_cuda.h>
+#include <cusparse.h>
+
+#if defined(PETSC_USE_REAL_SINGLE)
+  #define MATCSR_CUDA_SCALAR CUDA_R_32F
+#else
+  #define MATCSR_CUDA_SCALAR CUDA_R_64F
+#endif
+#define MATCSR_INDEX (sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I)
+
+#define PetscCallCUSPARSELib(call) \
+  do { \
+    cusparseStatus_t s_ = (call); \
+    PetscCheck(s_ == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s): %s", (int)s_, #call, cusparseGetErrorString(s_)); \
+  } while (0)
+
+typedef struct {
+  PetscInt              alg;    /* 2: CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible), 1: CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's) */
+  PetscInt              m;      /* device rows (the nonempty ones of a compressed block) */
+  PetscCount            nnz;
+  PetscInt             *d_ai, *d_aj; /* [m + 1], [nnz] */
+  PetscScalar          *d_aa;        /* [nnz] */
+  cusparseSpMatDescr_t  descr;
+  void                 *buffer[2];  /* SpMV work space: forward, transposed (allocated at the first such product) */
+  size_t                bufsize[2];
+  size_t                bytes;
+} Mat_SeqCSRCUDA;
+
+static const MatGPUFormat MatGPUFormat_CSR;
+
+/* One cuSPARSE handle for the process (the stream is set at each product), destroyed at PetscFinalize() */
+static cusparseHandle_t MatCSRHandle = NULL;
+
+static PetscErrorCode MatCSRDestroyHandle_Private(void)
+{
+  PetscFunctionBegin;
+  if (MatCSRHandle) PetscCallCUSPARSELib(cusparseDestroy(MatCSRHandle));
+  MatCSRHandle = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCSRGetHandle_Private(void *stream, cusparseHandle_t *handle)
+{
+  PetscFunctionBegin;
+  if (!MatCSRHandle) {
+    PetscCallCUSPARSELib(cusparseCreate(&MatCSRHandle));
+    PetscCall(PetscRegisterFinalize(MatCSRDestroyHandle_Private));
+  }
+  PetscCallCUSPARSELib(cusparseSetStream(MatCSRHandle, (cudaStream_t)stream));
+  *handle = MatCSRHandle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCSRGetData_Private(Mat A, Mat_SeqCSRCUDA **c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CSR, c));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCSRCUDASetSpMVAlgorithm_CSR(Mat A, PetscInt alg)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCheck(alg == 1 || alg == 2, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "The cuSPARSE CSR SpMV algorithm is 1 (CUSPARSE_SPMV_CSR_ALG1) or 2 (CUSPARSE_SPMV_CSR_ALG2), not %" PetscInt_FMT, alg);
+  PetscCall(MatCSRGetData_Private(A, &c));
+  c->alg = alg; /* read at each product: nothing to rebuild */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCSRCUDAGetSpMVAlgorithm_CSR(Mat A, PetscInt *alg)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  *alg = c->alg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatComposeCSR_Private(Mat A, PetscBool compose)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCSRCUDASetSpMVAlgorithm_C", compose ? MatCSRCUDASetSpMVAlgorithm_CSR : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatCSRCUDAGetSpMVAlgorithm_C", compose ? MatCSRCUDAGetSpMVAlgorithm_CSR : NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCreate_CSR(Mat A)
+{
+  Mat_GPUMat     *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&c));
+  c->alg  = 2;
+  g->data = c;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatDestroy_CSR(Mat A)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(g->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyParameters_CSR(Mat A, Mat B)
+{
+  Mat_SeqCSRCUDA *a, *b;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &a));
+  PetscCall(MatCSRGetData_Private(B, &b));
+  b->alg = a->alg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatSetFromOptions_CSR(Mat A, PetscGPUMatOptionItems PetscOptionsObject)
+{
+  Mat_SeqCSRCUDA *c;
+  PetscInt        alg;
+  PetscBool       set;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  PetscCall(PetscOptionsInt("-mat_csr_spmv_alg", "cuSPARSE's CSR SpMV algorithm: 2 (CUSPARSE_SPMV_CSR_ALG2, bitwise reproducible) or 1 (CUSPARSE_SPMV_CSR_ALG1, aijcusparse's)", "MatCSRCUDASetSpMVAlgorithm", c->alg, &alg, &set));
+  if (set) PetscCall(MatCSRCUDASetSpMVAlgorithm(A, alg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatView_CSR(Mat A, PetscViewer viewer)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "cusparseSpMV with CUSPARSE_SPMV_CSR_ALG%" PetscInt_FMT "%s; transposed products CUSPARSE_SPMV_CSR_ALG1 (not bitwise reproducible)\n", c->alg, c->alg == 2 ? " (bitwise reproducible forward products)" : " (aijcusparse's)"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatFreeDevice_CSR(Mat A)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  if (c->descr) PetscCallCUSPARSELib(cusparseDestroySpMat(c->descr));
+  c->descr = NULL;
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_ai));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_aj));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_aa));
+  for (int k = 0; k < 2; k++) {
+    PetscCall(MatGPUMatDeviceFree(&c->buffer[k]));
+    c->bufsize[k] = 0;
+  }
+  c->bytes = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static size_t MatCSRDeviceBytes(PetscInt m, PetscCount nnz)
+{
+  return (size_t)(m + 1) * sizeof(PetscInt) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar));
+}
+
+/*
+  The base's device CSR becomes the format's: its entries are taken where they are the base's temporaries (no copy),
+  copied on the device where they are a shadow's; the row offsets are copied (the base frees its own). Peak device
+  memory: the CSR (twice where a shadow serves, as for every format).
+*/
+static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
+{
+  Mat_SeqCSRCUDA *c;
+  const size_t    bytes = MatCSRDeviceBytes(csr->m, csr->nnz);
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  PetscCall(MatGPUMatCheckDeviceMemory(A, bytes - (csr->own_aj ? (size_t)csr->nnz * sizeof(PetscInt) : 0) - (csr->own_aa ? (size_t)csr->nnz * sizeof(PetscScalar) : 0), "cuSPARSE CSR"));
+  c->m     = csr->m;
+  c->nnz   = csr->nnz;
+  c->bytes = bytes;
+  /* (a failure leaves the partial allocations to the base, which frees them with freedevice) */
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(csr->m + 1) * sizeof(PetscInt), (void **)&c->d_ai));
+  if (csr->d_ai) PetscCall(MatGPUMatCopyOnDevice(c->d_ai, csr->d_ai, (size_t)(csr->m + 1) * sizeof(PetscInt)));
+  else PetscCallCUDA(cudaMemsetAsync(c->d_ai, 0, (size_t)(csr->m + 1) * sizeof(PetscInt), cudaStreamLegacy)); /* no rows, or no entries */
+  if (csr->own_aj) {
+    c->d_aj      = csr->own_aj;
+    csr->own_aj  = NULL;
+  } else {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&c->d_aj));
+    PetscCall(MatGPUMatCopyOnDevice(c->d_aj, csr->d_aj, (size_t)csr->nnz * sizeof(PetscInt)));
+  }
+  if (csr->own_aa) {
+    c->d_aa     = csr->own_aa;
+    csr->own_aa = NULL;
+  } else {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&c->d_aa));
+    PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)csr->nnz * sizeof(PetscScalar)));
+  }
+  if (c->m && c->nnz) PetscCallCUSPARSELib(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATCSR_CUDA_SCALAR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Same pattern, new values: copied on the device from the base's CSR */
+static PetscErrorCode MatGPUFormatCopyValues_CSR(Mat A, MatGPUMatCSR *csr)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)c->nnz * sizeof(PetscScalar)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* z = op(A) x + beta z with cusparseSpMV (x and z of the lengths op(A) takes and gives) */
+static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool trans, void *stream, const PetscScalar *x, PetscScalar beta, PetscScalar *z)
+{
+  const cusparseOperation_t op  = trans ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE;
+  const cusparseSpMVAlg_t   alg = !trans && c->alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
+  const PetscInt            nx = trans ? c->m : A->cmap->n, nz = trans ? A->cmap->n : c->m;
+  const PetscScalar         one = 1.0;
+  cusparseHandle_t          handle = NULL;
+  cusparseDnVecDescr_t      vx, vz;
+  size_t                    need = 0;
+  const int                 k = trans ? 1 : 0;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetHandle_Private(stream, &handle));
+  PetscCallCUSPARSELib(cusparseCreateDnVec(&vx, nx, (void *)x, MATCSR_CUDA_SCALAR));
+  PetscCallCUSPARSELib(cusparseCreateDnVec(&vz, nz, (void *)z, MATCSR_CUDA_SCALAR));
+  PetscCallCUSPARSELib(cusparseSpMV_bufferSize(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, &need));
+  if (need > c->bufsize[k]) { /* once per matrix and direction: the size depends on the matrix only */
+    PetscCall(MatGPUMatDeviceFree(&c->buffer[k]));
+    c->bytes -= c->bufsize[k];
+    c->bufsize[k] = 0;
+    PetscCall(MatGPUMatDeviceMalloc(A, need, &c->buffer[k]));
+    c->bufsize[k] = need;
+    c->bytes += need;
+  }
+  PetscCallCUSPARSELib(cusparseSpMV(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
+  PetscCallCUSPARSELib(cusparseDestroyDnVec(vx));
+  PetscCallCUSPARSELib(cusparseDestroyDnVec(vz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMult_CSR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  if (args->y && args->y != args->z) PetscCallCUDA(cudaMemcpyAsync(args->z, args->y, (size_t)c->m * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, (cudaStream_t)args->stream));
+  if (!c->nnz) { /* cuSPARSE is not called on a matrix without entries */
+    if (!args->y && c->m) PetscCallCUDA(cudaMemsetAsync(args->z, 0, (size_t)c->m * sizeof(PetscScalar), (cudaStream_t)args->stream));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatCSRSpMV_Private(A, c, PETSC_FALSE, args->stream, args->x, args->y ? 1.0 : 0.0, args->z));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatMultTranspose_CSR(Mat A, const MatGPUMultArgs *args)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  if (c->nnz) PetscCall(MatCSRSpMV_Private(A, c, PETSC_TRUE, args->stream, args->x, 1.0, args->z)); /* z += A^T x: the base initialized z */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatGetInfo_CSR(Mat A, MatGPUMatInfo *info)
+{
+  Mat_GPUMat     *g = (Mat_GPUMat *)A->spptr;
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  info->stored       = info->nnz;
+  info->index_count  = info->rows + 1; /* row offsets */
+  info->read_entries = info->nnz;
+  info->device_bytes = g->built ? c->bytes : MatCSRDeviceBytes(info->rows, info->nnz);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static const MatGPUFormat MatGPUFormat_CSR = {
+  .name           = "cuSPARSE CSR",
+  .seqtype        = MATSEQCSRCUDA,
+  .title          = "cuSPARSE CSR GPU matrix options",
+  .create         = MatGPUFormatCreate_CSR,
+  .destroy        = MatGPUFormatDestroy_CSR,
+  .copyparameters = MatGPUFormatCopyParameters_CSR,
+  .setfromoptions = MatGPUFormatSetFromOptions_CSR,
+  .view           = MatGPUFormatView_CSR,
+  .build          = MatGPUFormatBuild_CSR,
+  .copyvalues     = MatGPUFormatCopyValues_CSR,
+  .freedevice     = MatGPUFormatFreeDevice_CSR,
+  .mult           = MatGPUFormatMult_CSR,
+  .multtranspose  = MatGPUFormatMultTranspose_CSR,
+  .getinfo        = MatGPUFormatGetInfo_CSR,
+  .compose        = MatComposeCSR_Private,
+};
+
+/*MC
+   MATSEQCSRCUDA - MATSEQCSRCUDA = "seqaijcsrcuda" - A sequential sparse matrix whose products run on an NVIDIA GPU
+   in cuSPARSE's CSR format (`cusparseSpMV`), inside petscgpumat's pipeline
+
+   It multiplies as `MATSEQAIJCUSPARSE` does, with the rest of petscgpumat around it: the host `MATSEQAIJ` data stay
+   the master copy, the device copy is rebuilt lazily at the first product after a change (values only when the
+   nonzero pattern is unchanged), and the products, MPI halo exchange, factorizations and `MatView()` are those of the
+   other petscgpumat types. It is the format for matrices the papers' formats do not suit (a few very long rows), and
+   the baseline they are measured against within one pipeline.
+
+   Options Database Keys:
++  -mat_type csrcuda - sets the type (seq or MPI from the communicator) in `MatSetFromOptions()`
+-  -mat_csr_spmv_alg <alg> - 2 (default): `CUSPARSE_SPMV_CSR_ALG2`, whose forward products are bitwise reproducible;
+   1: `CUSPARSE_SPMV_CSR_ALG1`, which `MATSEQAIJCUSPARSE` uses
+
+   Level: beginner
+
+   Notes:
+   `MatMult()`, `MatMultAdd()`, `MatMultTranspose()` and `MatMultTransposeAdd()` run on the GPU with `VECCUDA`
+   vectors (with host vectors they run on the host). Transposed products use `CUSPARSE_SPMV_CSR_ALG1`, which is not
+   bitwise reproducible (cuSPARSE documents ALG2 as identical to it there).
+
+.seealso: `MatCreateSeqAIJCSRCUDA()`, `MatCSRCUDASetSpMVAlgorithm()`, `MATSEQAIJCUSPARSE`, `MATSEQCMRSCUDA`, `MatGPUMatGetInfo()`
+M*/
+PetscErrorCode MatCreate_SeqAIJCSRCUDA(Mat B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_GPUMat(B, &MatGPUFormat_CSR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterCSR_Private(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_CSR, MatCreate_SeqAIJCSRCUDA));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJCSRCUDA - Creates a sequential `MATSEQCSRCUDA` matrix with AIJ preallocation
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF`
+. m    - rows
+. n    - columns
+. nz   - nonzeros per row (same for all rows), ignored if `nnz` is given
+- nnz  - nonzeros per row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: beginner
+
+.seealso: `MATSEQCSRCUDA`, `MatCreateSeqAIJ()`, `MatSeqAIJSetPreallocation()`
+@*/
+PetscErrorCode MatCreateSeqAIJCSRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreateSeq_GPUMat(comm, MATSEQCSRCUDA, m, n, nz, nnz, A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCSRCUDASetSpMVAlgorithm - Sets cuSPARSE's SpMV algorithm of a `MATSEQCSRCUDA` or `MATMPICSRCUDA` matrix
+
+  Logically Collective
+
+  Input Parameters:
++ A   - the matrix
+- alg - 2 (`CUSPARSE_SPMV_CSR_ALG2`, the default: bitwise reproducible forward products) or 1 (`CUSPARSE_SPMV_CSR_ALG1`, which `MATSEQAIJCUSPARSE` uses)
+
+  Options Database Key:
+. -mat_csr_spmv_alg <alg> - the same
+
+  Level: intermediate
+
+.seealso: `MATSEQCSRCUDA`, `MatCSRCUDAGetSpMVAlgorithm()`
+@*/
+PetscErrorCode MatCSRCUDASetSpMVAlgorithm(Mat A, PetscInt alg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveInt(A, alg, 2);
+  MatGPUMatTryMethodAll(A, "MatCSRCUDASetSpMVAlgorithm_C", PetscInt, alg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatCSRCUDAGetSpMVAlgorithm - Gets cuSPARSE's SpMV algorithm of a `MATSEQCSRCUDA` or `MATMPICSRCUDA` matrix
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. alg - 1 or 2
+
+  Level: intermediate
+
+.seealso: `MATSEQCSRCUDA`, `MatCSRCUDASetSpMVAlgorithm()`
+@*/
+PetscErrorCode MatCSRCUDAGetSpMVAlgorithm(Mat A, PetscInt *alg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscAssertPointer(alg, 2);
+  MatGPUMatUseMethodSource(A, "MatCSRCUDAGetSpMVAlgorithm_C", PetscInt *, alg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
