@@ -235,7 +235,7 @@ PetscErrorCode MatConvert_SeqAIJ_GPUMat(Mat A, const MatGPUFormat *format, MatRe
   B->spptr       = g;
   B->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   B->boundtocpu  = PETSC_FALSE; /* MatCreate() binds every new matrix to the CPU: we want the device ops */
-  PetscCall(format->create(B));
+  PetscCall(format->create(&g->data));
   /* the products run on the device: SeqAIJ's inode search at each assembly would only cost (aijcusparse skips it too) */
   PetscCall(MatSetOption(B, MAT_USE_INODES, PETSC_FALSE));
   /* inode data found by an earlier assembly would outlive the option: a factorization would then pick SeqAIJ's
@@ -274,7 +274,7 @@ static PetscErrorCode MatGPUMatStrip_Private(Mat B)
   PetscCall(MatGPUMatFreeDevice_Private(B));
   PetscCall(MatGPUMatShadowReset(&g->csr));
   PetscCall(MatDestroy(&g->transpose));
-  PetscCall(g->format->destroy(B));
+  PetscCall(PetscFree(g->data)); /* the format's plain struct (its device memory went with freedevice) */
   PetscCall(MatGPUMatComposeAll(B, g->format, PETSC_FALSE));
   PetscCall(MatGPUMatUninstallOps(B));
   PetscCall(PetscFree(B->spptr));

@@ -98,24 +98,14 @@ static PetscErrorCode MatComposeCSR_Private(Mat A, PetscBool compose)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatCreate_CSR(Mat A)
+static PetscErrorCode MatGPUFormatCreate_CSR(void **data)
 {
-  Mat_GPUMat     *g = (Mat_GPUMat *)A->spptr;
   Mat_SeqCSRCUDA *c;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&c));
   c->alg  = 2;
-  g->data = c;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGPUFormatDestroy_CSR(Mat A)
-{
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(g->data));
+  *data = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -301,7 +291,6 @@ static const MatGPUFormat MatGPUFormat_CSR = {
   .seqtype        = MATSEQCSRCUDA,
   .title          = "cuSPARSE CSR GPU matrix options",
   .create         = MatGPUFormatCreate_CSR,
-  .destroy        = MatGPUFormatDestroy_CSR,
   .copyparameters = MatGPUFormatCopyParameters_CSR,
   .setfromoptions = MatGPUFormatSetFromOptions_CSR,
   .view           = MatGPUFormatView_CSR,

@@ -71,25 +71,15 @@ static PetscErrorCode MatComposeELLR_Private(Mat A, PetscBool compose)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatCreate_ELLR(Mat A)
+static PetscErrorCode MatGPUFormatCreate_ELLR(void **data)
 {
-  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   Mat_SeqELLRCUDA *e;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&e));
   e->T_option = 0;
   e->maxfill  = 4.0;
-  g->data     = e;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGPUFormatDestroy_ELLR(Mat A)
-{
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(g->data));
+  *data = e;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -298,22 +288,21 @@ static PetscErrorCode MatGPUFormatGetInfo_ELLR(Mat A, MatGPUMatInfo *info)
 }
 
 static const MatGPUFormat MatGPUFormat_ELLR = {
-  "ELLPACK-R",
-  MATSEQELLRCUDA,
-  "ELLPACK-R (ELLR-T) GPU matrix options",
-  MatGPUFormatCreate_ELLR,
-  MatGPUFormatDestroy_ELLR,
-  MatGPUFormatCopyParameters_ELLR,
-  MatGPUFormatSetFromOptions_ELLR,
-  MatGPUFormatView_ELLR,
-  MatGPUFormatBuild_ELLR,
-  MatGPUFormatCopyValues_ELLR,
-  MatGPUFormatFreeDevice_ELLR,
-  MatGPUFormatMult_ELLR,
-  MatGPUFormatMultTranspose_ELLR,
-  MatGPUFormatGetInfo_ELLR,
-  MatComposeELLR_Private,
-  MatGPUFormatMultBlock_ELLR,
+  .name           = "ELLPACK-R",
+  .seqtype        = MATSEQELLRCUDA,
+  .title          = "ELLPACK-R (ELLR-T) GPU matrix options",
+  .create         = MatGPUFormatCreate_ELLR,
+  .copyparameters = MatGPUFormatCopyParameters_ELLR,
+  .setfromoptions = MatGPUFormatSetFromOptions_ELLR,
+  .view           = MatGPUFormatView_ELLR,
+  .build          = MatGPUFormatBuild_ELLR,
+  .copyvalues     = MatGPUFormatCopyValues_ELLR,
+  .freedevice     = MatGPUFormatFreeDevice_ELLR,
+  .mult           = MatGPUFormatMult_ELLR,
+  .multtranspose  = MatGPUFormatMultTranspose_ELLR,
+  .getinfo        = MatGPUFormatGetInfo_ELLR,
+  .compose        = MatComposeELLR_Private,
+  .multblock      = MatGPUFormatMultBlock_ELLR,
 };
 
 /*MC

@@ -157,9 +157,8 @@ static PetscErrorCode MatComposeRgCSR_Private(Mat A, PetscBool compose)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatCreate_RgCSR(Mat A)
+static PetscErrorCode MatGPUFormatCreate_RgCSR(void **data)
 {
-  Mat_GPUMat       *g = (Mat_GPUMat *)A->spptr;
   Mat_SeqRGCSRCUDA *r;
 
   PetscFunctionBegin;
@@ -169,16 +168,7 @@ static PetscErrorCode MatGPUFormatCreate_RgCSR(Mat A)
   r->W_option = 0;
   r->maxfill   = 4.0;
   r->minsaving = 0.02;
-  g->data      = r;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatGPUFormatDestroy_RgCSR(Mat A)
-{
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(g->data));
+  *data = r;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -447,22 +437,21 @@ static PetscErrorCode MatGPUFormatGetInfo_RgCSR(Mat A, MatGPUMatInfo *info)
 }
 
 static const MatGPUFormat MatGPUFormat_RgCSR = {
-  "Row-grouped CSR",
-  MATSEQRGCSRCUDA,
-  "Row-grouped CSR (RgCSR) GPU matrix options",
-  MatGPUFormatCreate_RgCSR,
-  MatGPUFormatDestroy_RgCSR,
-  MatGPUFormatCopyParameters_RgCSR,
-  MatGPUFormatSetFromOptions_RgCSR,
-  MatGPUFormatView_RgCSR,
-  MatGPUFormatBuild_RgCSR,
-  MatGPUFormatCopyValues_RgCSR,
-  MatGPUFormatFreeDevice_RgCSR,
-  MatGPUFormatMult_RgCSR,
-  MatGPUFormatMultTranspose_RgCSR,
-  MatGPUFormatGetInfo_RgCSR,
-  MatComposeRgCSR_Private,
-  MatGPUFormatMultBlock_RgCSR,
+  .name           = "Row-grouped CSR",
+  .seqtype        = MATSEQRGCSRCUDA,
+  .title          = "Row-grouped CSR (RgCSR) GPU matrix options",
+  .create         = MatGPUFormatCreate_RgCSR,
+  .copyparameters = MatGPUFormatCopyParameters_RgCSR,
+  .setfromoptions = MatGPUFormatSetFromOptions_RgCSR,
+  .view           = MatGPUFormatView_RgCSR,
+  .build          = MatGPUFormatBuild_RgCSR,
+  .copyvalues     = MatGPUFormatCopyValues_RgCSR,
+  .freedevice     = MatGPUFormatFreeDevice_RgCSR,
+  .mult           = MatGPUFormatMult_RgCSR,
+  .multtranspose  = MatGPUFormatMultTranspose_RgCSR,
+  .getinfo        = MatGPUFormatGetInfo_RgCSR,
+  .compose        = MatComposeRgCSR_Private,
+  .multblock      = MatGPUFormatMultBlock_RgCSR,
 };
 
 /*MC

@@ -56,8 +56,8 @@ struct _MatGPUFormat {
   const char *seqtype; /* MATSEQELLRCUDA */
   const char *title;   /* heading of the options in -help */
 
-  PetscErrorCode (*create)(Mat);                                         /* allocate the format's data with default parameters */
-  PetscErrorCode (*destroy)(Mat);                                        /* free the format's data (device memory is already freed) */
+  PetscErrorCode (*create)(void **);                                     /* the format's data with default parameters, which the
+                                                                            base keeps (Mat_GPUMat.data) and frees (PetscFree()) */
   PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
   PetscErrorCode (*setfromoptions)(Mat, PetscGPUMatOptionItems);             /* inside the base's PetscOptionsHeadBegin/End */
   PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */

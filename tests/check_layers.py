@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""The library's layers, checked on its code (comments and manual pages set aside): docs/architecture.md.
+
+    check_layers.py ROOT
+
+- the base (src/base/) and the shared private headers name no format: no format's symbols, types or headers;
+- a format (src/<format>/) names no other format and includes no other format's private header;
+- only the registration (src/petscgpumatregis.c) calls a format's registration.
+Prints a PASS/FAIL line per rule and file (tests/run.sh counts them); exits 1 on a failure.
+"""
+import os
+import re
+import sys
+
+FORMATS = {  # folder: what names it in code
+    "ellr": r"ELLR|ellr",
+    "cmrs": r"CMRS|cmrs",
+    "rgcsr": r"RGCSR|RgCSR|rgcsr",
+    "csr": r"CSRCUDA|SeqCSR|MatCSR|_CSR\b|ComposeCSR|csrimpl",
+}
+BASE_OWN = re.compile(r"^MatGPUMatCSR")  # the base's device CSR (MatGPUMatCSR, MatGPUMatCSRHold), which every format reads
+SHARED_HEADERS = ["gpumatimpl.h", "gpumatcuda.h", "petsccompat.h"]
+
+
+def code_of(path):
+    """The file without comments and string literals (manual pages and messages may name anything)."""
+    text = open(path, encoding="utf-8").read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+
+
+def names(fmt, code):
+    """A format's identifiers and private header in code"""
+    ident = re.compile(r"\b\w*(?:%s)\w*\b" % FORMATS[fmt])
+    return sorted(set(m.group(0) for m in ident.finditer(code) if not BASE_OWN.match(m.group(0))))
+
+
+def main():
+    root = sys.argv[1]
+    failed = 0
+
+    def check(ok, what):
+        nonlocal failed
+        print(("PASS: " if ok else "FAIL: ") + what)
+        failed += not ok
+
+    base = [os.path.join(root, "src", "base", f) for f in sorted(os.listdir(os.path.join(root, "src", "base")))]
+    shared = [os.path.join(root, "include", "petscgpumat", "private", h) for h in SHARED_HEADERS]
+    for path in base + shared:
+        code = code_of(path)
+        found = [n for f in FORMATS for n in names(f, code)]
+        check(not found, f"{os.path.relpath(path, root)} names no format" + (f" (names {', '.join(found[:6])})" if found else ""))
+    for fmt in FORMATS:
+        folder = os.path.join(root, "src", fmt)
+        for f in sorted(os.listdir(folder)):
+            code = code_of(os.path.join(folder, f))
+            others = [n for g in FORMATS if g != fmt for n in names(g, code)]
+            # the CSR format's own names contain "CSR", which RgCSR's pattern does not match, and RgCSR's contain
+            # "CSR" too: what counts as another format's name is what that format's pattern alone matches
+            if fmt == "rgcsr":
+                others = [n for n in others if not re.search(FORMATS["rgcsr"], n)]
+            check(not others, f"src/{fmt}/{f} names no other format" + (f" (names {', '.join(others[:6])})" if others else ""))
+    registrations = re.compile(r"\bMatGPUMatRegister(?!Format\b|Factors\b)\w+_Private\s*\(\s*\)\s*\)")
+    for dirpath, _, files in os.walk(os.path.join(root, "src")):
+        for f in sorted(files):
+            path = os.path.join(dirpath, f)
+            if path.endswith("petscgpumatregis.c"):
+                continue
+            calls = registrations.findall(code_of(path))
+            check(not calls, f"{os.path.relpath(path, root)} calls no format's registration")
+    print(f"# {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
