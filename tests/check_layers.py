@@ -4,7 +4,8 @@
     check_layers.py ROOT
 
 - the base (src/base/) and the shared private headers name no format: no format's symbols, types or headers;
-- a format (src/<format>/) names no other format and includes no other format's private header;
+- a format (src/<format>/) names no other format and includes no other format's private header, and writes none
+  of the base's state (Mat_GPUMat: it gets what it needs as arguments);
 - only the registration (src/petscgpumatregis.c) calls a format's registration.
 Prints a PASS/FAIL line per rule and file (tests/run.sh counts them); exits 1 on a failure.
 """
@@ -19,6 +20,7 @@ FORMATS = {  # folder: what names it in code
     "csr": r"CSRCUDA|SeqCSR|MatCSR|_CSR\b|ComposeCSR|csrimpl",
 }
 BASE_OWN = re.compile(r"^MatGPUMatCSR")  # the base's device CSR (MatGPUMatCSR, MatGPUMatCSRHold), which every format reads
+BASE_WRITE = re.compile(r"\bg->(\w+)(?:\[[^\]]*\])?\s*(?:=(?!=)|\+=|-=|\+\+|--)")  # g: the base's Mat_GPUMat
 SHARED_HEADERS = ["gpumatimpl.h", "gpumatcuda.h", "petsccompat.h"]
 
 
@@ -61,6 +63,8 @@ def main():
             if fmt == "rgcsr":
                 others = [n for n in others if not re.search(FORMATS["rgcsr"], n)]
             check(not others, f"src/{fmt}/{f} names no other format" + (f" (names {', '.join(others[:6])})" if others else ""))
+            writes = BASE_WRITE.findall(code)
+            check(not writes, f"src/{fmt}/{f} writes none of the base's state" + (f" (writes g->{', g->'.join(writes[:6])})" if writes else ""))
     registrations = re.compile(r"\bMatGPUMatRegister(?!Format\b|Factors\b)\w+_Private\s*\(\s*\)\s*\)")
     for dirpath, _, files in os.walk(os.path.join(root, "src")):
         for f in sorted(files):

@@ -104,6 +104,11 @@ prog cpu-fuzz-corpus "${vg[@]}" "$build/tests/fuzz/test_fuzz_corpus" -root "$roo
 helpcount() { # type, option pattern
   echo "'$build/tests/cpu/test_options_help' -help -mat_type $1 | grep -E '^ +-mat_' | grep -oE -- '$2' | sort -u | wc -l"
 }
+# the library's layers (docs/architecture.md): the base names no format, a format no other one, registration on top
+if selected cpu-architecture-layers; then
+  python3 "$root/tests/check_layers.py" "$root" >"$logs/cpu-architecture-layers.log" 2>&1
+  count cpu-architecture-layers $? "$logs/cpu-architecture-layers.log"
+fi
 # the README's options table: one table, every option -help lists (seq types and the MPI type), with its default
 if selected cpu-readme-options-match-help; then
   for t in ellrcuda cmrscuda rgcsrcuda csrcuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
