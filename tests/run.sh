@@ -165,7 +165,7 @@ checks="-malloc_debug -malloc_dump -checkfunctionlist"
 compare_ex2=$([[ $gpu_reason == available ]] && echo "python3 $root/tests/same_numbers.py" || echo "diff -q")
 for pc in "asm -sub_pc_type lu" "asm -pc_asm_blocks 4 -pc_asm_type basic -sub_pc_type lu" "gasm" "gamg" "bjacobi -sub_pc_type ilu"; do
   name=cpu-petsc-ex2-np2-${pc%% *}$([[ $pc == *blocks* ]] && echo 4)
-  for t in ellrcuda cmrscuda rgcsrcuda; do
+  for t in ellrcuda cmrscuda rgcsrcuda csrcuda; do
     same_output "$name-$t" "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -mat_type aij $checks" \
       "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -dll_append '$lib' -mat_type $t -vec_type standard $checks" "$compare_ex2"
   done
