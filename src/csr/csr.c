@@ -104,8 +104,8 @@ static PetscErrorCode MatGPUFormatCreate_CSR(void **data)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&c));
-  c->alg  = 2;
-  *data = c;
+  c->alg = 2;
+  *data  = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,7 +139,7 @@ static PetscErrorCode MatGPUFormatView_CSR(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetData_Private(A, &c));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "cusparseSpMV with CUSPARSE_SPMV_CSR_ALG%" PetscInt_FMT "%s; transposed products CUSPARSE_SPMV_CSR_ALG1 (not bitwise reproducible)\n", c->alg, c->alg == 2 ? " (bitwise reproducible forward products)" : " (aijcusparse's)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "cusparseSpMV with CUSPARSE_SPMV_CSR_ALG%" PetscInt_FMT "%s; a square matrix's transposed products with CUSPARSE_SPMV_CSR_ALG1 (not bitwise reproducible)\n", c->alg, c->alg == 2 ? " (bitwise reproducible forward products)" : " (aijcusparse's)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -26,7 +26,7 @@ one wins):
                         -use_gpu_aware_mpi 0
               ours      -dll_append LIB -mat_type T -dm_mat_type aijT, the baseline's vector options
 
-for T in cmrscuda, ellrcuda, rgcsrcuda (DMDA gives its interpolation matrices a -dm_mat_type only when its name
+for T in cmrscuda, ellrcuda, rgcsrcuda, csrcuda (DMDA gives its interpolation matrices a -dm_mat_type only when its name
 begins with aij). -mat_no_inode: our types, like aijcusparse, do not use SeqAIJ's inode routines (same rounding).
 Ours also get -log_view into a file: a run "exercised our type" when an event GPUMat* counted something.
 
@@ -90,7 +90,7 @@ SETS = {
     "mat-tests": "mat/tests",  # only the commands that choose an AIJ -mat_type themselves
 }
 DEFAULT_SETS = "ksp-tutorials,ksp-tests,snes-tutorials"
-TYPES = ("cmrscuda", "ellrcuda", "rgcsrcuda")
+TYPES = ("cmrscuda", "ellrcuda", "rgcsrcuda", "csrcuda")
 CLASSES = ("same", "same-after-normalisation", "host-submatrices", "differs", "ours-fails", "leak", "functionlist",
            "nan", "baseline-fails-ours-runs", "both-fail")
 AGREE = {"same", "same-after-normalisation", "host-submatrices"}
@@ -98,7 +98,7 @@ CPU_FATAL = "ours-fails,leak,functionlist,nan"
 AIJ_FAMILY = {"aij", "seqaij", "mpiaij", "aijcusparse", "seqaijcusparse", "mpiaijcusparse"}
 
 # The --ci subset (labels as --list prints them): 1 and 2 ranks, each a PETSc path that extracts, factors, converts or
-# re-creates matrices of the operator's type. About 2 minutes on 2 cores (build included) with the three types.
+# re-creates matrices of the operator's type. About 2-3 minutes on 2 cores (build included) with the four types.
 CI_TESTS = [
     # KSP ex2 (2-D Laplacian, MatSetFromOptions): GMRES + ILU, block Jacobi + ILU on 2 ranks, SOR, Eisenstat, block
     # Jacobi + ICC, PCREDUNDANT
@@ -133,11 +133,11 @@ CI_TESTS = [
     "mat_tests-ex129_2", "mat_tests-ex267_1+inplace-1_mat_type-aij",
 ]
 
-# The lines of our types' ASCII info views (src/base/gpumat.c, gpumat_mpi.c, ellr/ellr.c, cmrs/cmrs.c, rgcsr/rgcsr.c):
+# The lines of our types' ASCII info views (src/base/gpumat.c, gpumat_mpi.c, and each format's view in src/<format>/):
 # a header "<format> GPU storage..." with an indented block under it; the phrases catch lines outside such a block
 OUR_VIEW_HEAD = re.compile(r"^(\s*)\S.* GPU storage( of the local blocks.*)?:$")
 OUR_VIEW_PHRASES = re.compile(r"GPU storage|device copy|halo exchange|no usable CUDA device|bound to the CPU \(host ops"
-                              r"|GPUMatHostFallback|ELLPACK-R|\bCMRS\b|RgCSR|Row-grouped CSR|threads per row T =|RowInStrip"
+                              r"|GPUMatHostFallback|ELLPACK-R|\bCMRS\b|RgCSR|Row-grouped CSR|threads per row T =|RowInStrip|cuSPARSE CSR|cusparseSpMV with"
                               r"|rank 0, diagonal block:|\(ghost columns\)")
 INODE = re.compile(r"I-node")
 ADDED_OPTIONS = ("mat_type", "dm_mat_type", "vec_type", "dm_vec_type", "mat_no_inode", "use_gpu_aware_mpi", "dll_append",
