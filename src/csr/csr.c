@@ -9,8 +9,7 @@
   -lcusparse (makefile) name it.
 */
 #include <petscgpumat/private/gpumatimpl.h>
-#include <petscdevice_cuda.h>
-#include <cusparse.h>
+#include <petscdevice_cuda.h> /* cuSPARSE, PetscCallCUSPARSE() */
 
 #if defined(PETSC_USE_REAL_SINGLE)
   #define MATCSR_CUDA_SCALAR CUDA_R_32F
@@ -18,12 +17,6 @@
   #define MATCSR_CUDA_SCALAR CUDA_R_64F
 #endif
 #define MATCSR_INDEX (sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I)
-
-#define PetscCallCUSPARSELib(call) \
-  do { \
-    cusparseStatus_t s_ = (call); \
-    PetscCheck(s_ == CUSPARSE_STATUS_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_GPU, "cuSPARSE error %d (%s): %s", (int)s_, #call, cusparseGetErrorString(s_)); \
-  } while (0)
 
 typedef struct {
   PetscInt              alg;    /* 2: CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible), 1: CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's) */
@@ -45,7 +38,7 @@ static cusparseHandle_t MatCSRHandle = NULL;
 static PetscErrorCode MatCSRDestroyHandle_Private(void)
 {
   PetscFunctionBegin;
-  if (MatCSRHandle) PetscCallCUSPARSELib(cusparseDestroy(MatCSRHandle));
+  if (MatCSRHandle) PetscCallCUSPARSE(cusparseDestroy(MatCSRHandle));
   MatCSRHandle = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -54,10 +47,10 @@ static PetscErrorCode MatCSRGetHandle_Private(void *stream, cusparseHandle_t *ha
 {
   PetscFunctionBegin;
   if (!MatCSRHandle) {
-    PetscCallCUSPARSELib(cusparseCreate(&MatCSRHandle));
+    PetscCallCUSPARSE(cusparseCreate(&MatCSRHandle));
     PetscCall(PetscRegisterFinalize(MatCSRDestroyHandle_Private));
   }
-  PetscCallCUSPARSELib(cusparseSetStream(MatCSRHandle, (cudaStream_t)stream));
+  PetscCallCUSPARSE(cusparseSetStream(MatCSRHandle, (cudaStream_t)stream));
   *handle = MatCSRHandle;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -149,7 +142,7 @@ static PetscErrorCode MatGPUFormatFreeDevice_CSR(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetData_Private(A, &c));
-  if (c->descr) PetscCallCUSPARSELib(cusparseDestroySpMat(c->descr));
+  if (c->descr) PetscCallCUSPARSE(cusparseDestroySpMat(c->descr));
   c->descr = NULL;
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_ai));
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_aj));
@@ -201,7 +194,7 @@ static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&c->d_aa));
     PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)csr->nnz * sizeof(PetscScalar)));
   }
-  if (c->m && c->nnz) PetscCallCUSPARSELib(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATCSR_CUDA_SCALAR));
+  if (c->m && c->nnz) PetscCallCUSPARSE(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATCSR_CUDA_SCALAR));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -230,9 +223,9 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetHandle_Private(stream, &handle));
-  PetscCallCUSPARSELib(cusparseCreateDnVec(&vx, nx, (void *)x, MATCSR_CUDA_SCALAR));
-  PetscCallCUSPARSELib(cusparseCreateDnVec(&vz, nz, (void *)z, MATCSR_CUDA_SCALAR));
-  PetscCallCUSPARSELib(cusparseSpMV_bufferSize(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, &need));
+  PetscCallCUSPARSE(cusparseCreateDnVec(&vx, nx, (void *)x, MATCSR_CUDA_SCALAR));
+  PetscCallCUSPARSE(cusparseCreateDnVec(&vz, nz, (void *)z, MATCSR_CUDA_SCALAR));
+  PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, &need));
   if (need > c->bufsize[k]) { /* once per matrix and direction: the size depends on the matrix only */
     PetscCall(MatGPUMatDeviceFree(&c->buffer[k]));
     c->bytes -= c->bufsize[k];
@@ -241,9 +234,9 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
     c->bufsize[k] = need;
     c->bytes += need;
   }
-  PetscCallCUSPARSELib(cusparseSpMV(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
-  PetscCallCUSPARSELib(cusparseDestroyDnVec(vx));
-  PetscCallCUSPARSELib(cusparseDestroyDnVec(vz));
+  PetscCallCUSPARSE(cusparseSpMV(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
+  PetscCallCUSPARSE(cusparseDestroyDnVec(vx));
+  PetscCallCUSPARSE(cusparseDestroyDnVec(vz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
