@@ -181,8 +181,8 @@ static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
   if (csr->d_ai) PetscCall(MatGPUMatCopyOnDevice(c->d_ai, csr->d_ai, (size_t)(csr->m + 1) * sizeof(PetscInt)));
   else PetscCallCUDA(cudaMemsetAsync(c->d_ai, 0, (size_t)(csr->m + 1) * sizeof(PetscInt), cudaStreamLegacy)); /* no rows, or no entries */
   if (csr->own_aj) {
-    c->d_aj      = csr->own_aj;
-    csr->own_aj  = NULL;
+    c->d_aj     = csr->own_aj;
+    csr->own_aj = NULL;
   } else {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&c->d_aj));
     PetscCall(MatGPUMatCopyOnDevice(c->d_aj, csr->d_aj, (size_t)csr->nnz * sizeof(PetscInt)));
@@ -226,7 +226,7 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
   PetscCallCUSPARSE(cusparseCreateDnVec(&vx, nx, (void *)x, MATCSR_CUDA_SCALAR));
   PetscCallCUSPARSE(cusparseCreateDnVec(&vz, nz, (void *)z, MATCSR_CUDA_SCALAR));
   PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, op, &one, c->descr, vx, &beta, vz, MATCSR_CUDA_SCALAR, alg, &need));
-  if (need > c->bufsize[k]) { /* once per matrix and direction: the size depends on the matrix only */
+  if (need > c->bufsize[k]) { /* the size depends on the matrix and the algorithm: allocated at the first product of each direction, grown if another algorithm needs more */
     PetscCall(MatGPUMatDeviceFree(&c->buffer[k]));
     c->bytes -= c->bufsize[k];
     c->bufsize[k] = 0;
