@@ -13,7 +13,7 @@
 
    Level: beginner
 
-.seealso: [](ch_matrices), `Mat`, `MatType`, `MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`
+.seealso: [](ch_matrices), `Mat`, `MatType`, `MATSEQELLRCUDA`, `MATSEQCMRSCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`, `MATSEQAUTOCUDA`
 J*/
 #define MATELLRCUDA     "ellrcuda"
 #define MATSEQELLRCUDA  "seqaijellrcuda"
@@ -27,6 +27,9 @@ J*/
 #define MATCSRCUDA      "csrcuda"
 #define MATSEQCSRCUDA   "seqaijcsrcuda"
 #define MATMPICSRCUDA   "mpiaijcsrcuda"
+#define MATAUTOCUDA     "autocuda"
+#define MATSEQAUTOCUDA  "seqaijautocuda"
+#define MATMPIAUTOCUDA  "mpiaijautocuda"
 
 /* PETSc's host factorizations (SeqAIJ's) for our seq types, under a name of their own: a factor that remembers
    "petsc" would find MATSEQAIJ's factory by prefix when made again, which copies our functions into the factor */
@@ -106,6 +109,15 @@ PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJCSRCUDA(Mat);
 PETSC_EXTERN PetscErrorCode MatCreateAIJCSRCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatCSRCUDASetSpMVAlgorithm(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatCSRCUDAGetSpMVAlgorithm(Mat, PetscInt *);
+
+/* The format chosen per matrix (and per MPI block) among the four above, by a rule on the row statistics or by timing */
+PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJAutoCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJAutoCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreate_MPIAIJAutoCUDA(Mat);
+PETSC_EXTERN PetscErrorCode MatCreateAIJAutoCUDA(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatAutoCUDAGetChoice(Mat, MatType *);
+PETSC_EXTERN PetscErrorCode MatAutoCUDASetTimed(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatAutoCUDAGetTimed(Mat, PetscBool *);
 
 /* Matrix Market input (coordinate real/integer/pattern, general/symmetric/skew-symmetric; .gz read directly) */
 PETSC_EXTERN PetscErrorCode MatLoadMatrixMarket(MPI_Comm, const char[], MatType, Mat *);

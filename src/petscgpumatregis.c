@@ -10,6 +10,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterCMRS_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterCSR_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatRegisterAuto_Private(void);
 
 static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
 
@@ -29,7 +30,7 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
 }
 
 /*@C
-  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`) with PETSc
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`, `MATSEQAUTOCUDA`) with PETSc
 
   Not Collective
 
@@ -63,11 +64,13 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());
   PetscCall(MatGPUMatRegisterCSR_Private());
+  PetscCall(MatGPUMatRegisterAuto_Private()); /* the choosing type, after its candidates */
   /* the MPI types, which the root names pick on more than one process */
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIAIJELLRCUDA));
   PetscCall(MatRegister(MATMPIRGCSRCUDA, MatCreate_MPIAIJRGCSRCUDA));
   PetscCall(MatRegister(MATMPICMRSCUDA, MatCreate_MPIAIJCMRSCUDA));
   PetscCall(MatRegister(MATMPICSRCUDA, MatCreate_MPIAIJCSRCUDA));
+  PetscCall(MatRegister(MATMPIAUTOCUDA, MatCreate_MPIAIJAutoCUDA));
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

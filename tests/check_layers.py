@@ -6,6 +6,8 @@
 - the base (src/base/) and the shared private headers name no format: no format's symbols, types or headers;
 - a format (src/<format>/) names no other format and includes no other format's private header, and writes none
   of the base's state (Mat_GPUMat: it gets what it needs as arguments);
+- the choosing type (src/choose/) names the formats only by their public type names (MATSEQ...CUDA, through the
+  base's registry), never their tables, data or private headers, and writes none of the base's state either;
 - only the registration (src/petscgpumatregis.c) calls a format's registration.
 Prints a PASS/FAIL line per rule and file (tests/run.sh counts them); exits 1 on a failure.
 """
@@ -65,6 +67,15 @@ def main():
             check(not others, f"src/{fmt}/{f} names no other format" + (f" (names {', '.join(others[:6])})" if others else ""))
             writes = BASE_WRITE.findall(code)
             check(not writes, f"src/{fmt}/{f} writes none of the base's state" + (f" (writes g->{', g->'.join(writes[:6])})" if writes else ""))
+    public_type = re.compile(r"^(MATSEQ[A-Z]+CUDA|MATAUTO_\w+)$")  # a format's public type name (or the chooser's own names of its candidates)
+    folder = os.path.join(root, "src", "choose")
+    for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        code = code_of(os.path.join(folder, f))
+        private = [n for g in FORMATS for n in names(g, code) if not public_type.match(n)]
+        private = sorted(set(private))  # RgCSR's and CSR's patterns overlap: a name both match counts once
+        check(not private, f"src/choose/{f} names the formats only by their public type names" + (f" (names {', '.join(private[:6])})" if private else ""))
+        writes = BASE_WRITE.findall(code)
+        check(not writes, f"src/choose/{f} writes none of the base's state" + (f" (writes g->{', g->'.join(writes[:6])})" if writes else ""))
     registrations = re.compile(r"\bMatGPUMatRegister(?!Format\b|Factors\b)\w+_Private\s*\(\s*\)\s*\)")
     for dirpath, _, files in os.walk(os.path.join(root, "src")):
         for f in sorted(files):

@@ -11,7 +11,7 @@ current value, and every row must name an option -help lists. Prints PASS/FAIL l
 import re
 import sys
 
-HELP = re.compile(r"^\s+(-mat_(?:ellr|cmrs|rgcsr|csr|gpumat)_\w+):? <now ([^ :>]+)")
+HELP = re.compile(r"^\s+(-mat_(?:ellr|cmrs|rgcsr|csr|auto|gpumat)_\w+):? <now ([^ :>]+)")
 ROW = re.compile(r"^\|\s*`(-mat_\w+)[^`]*`(?:,\s*`(-mat_\w+)[^`]*`)*\s*\|\s*([^|]*)\|")
 
 

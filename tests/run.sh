@@ -91,6 +91,7 @@ prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
 prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
 prog cpu-rgcsr-layout "${vg[@]}" "$build/tests/cpu/test_rgcsr_layout"
 prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
+prog cpu-choose-rule "${vg[@]}" "$build/tests/cpu/test_choose_rule" -malloc_dump -checkfunctionlist
 prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
@@ -111,9 +112,9 @@ if selected cpu-architecture-layers; then
 fi
 # the README's options table: one table, every option -help lists (seq types and the MPI type), with its default
 if selected cpu-readme-options-match-help; then
-  for t in ellrcuda cmrscuda rgcsrcuda csrcuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
+  for t in ellrcuda cmrscuda rgcsrcuda csrcuda autocuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
   "$run" mpiexec -n 2 "$build/tests/cpu/test_options_help" -help -mat_type ellrcuda >"$logs/help-mpi.txt" 2>&1
-  python3 "$root/tests/check_readme_options.py" "$root/README.md" "$logs"/help-{ellrcuda,cmrscuda,rgcsrcuda,csrcuda,mpi}.txt >"$logs/cpu-readme-options-match-help.log" 2>&1
+  python3 "$root/tests/check_readme_options.py" "$root/README.md" "$logs"/help-{ellrcuda,cmrscuda,rgcsrcuda,csrcuda,autocuda,mpi}.txt >"$logs/cpu-readme-options-match-help.log" 2>&1
   count cpu-readme-options-match-help $? "$logs/cpu-readme-options-match-help.log"
 fi
 expect cpu-help-lists-ellr-options '^4$' bash -c "$(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(compressed_rows|host_fallback_error))')"
@@ -122,6 +123,8 @@ expect cpu-help-lists-rgcsr-options '^5$' \
 expect cpu-help-lists-cmrs-options '^9$' \
   bash -c "$(helpcount cmrscuda '-mat_cmrs_(height|block_size|sort|variant|buffer_columns|warp_strips|unroll|lane_entries|device_convert)')"
 expect cpu-help-lists-csr-options '^1$' bash -c "$(helpcount csrcuda '-mat_csr_spmv_alg')"
+# the choosing type lists its own option and every candidate's
+expect cpu-help-lists-auto-options '^5$' bash -c "$(helpcount autocuda '-mat_(auto_timed|cmrs_height|ellr_max_fill|rgcsr_group_size|csr_spmv_alg)')"
 expect cpu-help-lists-mpi-options '^5$' \
   bash -c "mpiexec -n 2 $(helpcount ellrcuda '-mat_(ellr_(threads_per_row|max_fill)|gpumat_(halo_(vecscatter|ipc)|host_fallback_error))')"
 # every public setter has its getter (the README promises them)
@@ -165,7 +168,7 @@ checks="-malloc_debug -malloc_dump -checkfunctionlist"
 compare_ex2=$([[ $gpu_reason == available ]] && echo "python3 $root/tests/same_numbers.py" || echo "diff -q")
 for pc in "asm -sub_pc_type lu" "asm -pc_asm_blocks 4 -pc_asm_type basic -sub_pc_type lu" "gasm" "gamg" "bjacobi -sub_pc_type ilu"; do
   name=cpu-petsc-ex2-np2-${pc%% *}$([[ $pc == *blocks* ]] && echo 4)
-  for t in ellrcuda cmrscuda rgcsrcuda csrcuda; do
+  for t in ellrcuda cmrscuda rgcsrcuda csrcuda autocuda; do
     same_output "$name-$t" "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -mat_type aij $checks" \
       "mpiexec -n 2 '$build/tests/petsc_ex2' -m 24 -n 24 -ksp_monitor_short -pc_type $pc -dll_append '$lib' -mat_type $t -vec_type standard $checks" "$compare_ex2"
   done
@@ -227,19 +230,19 @@ fi
 
 # MatProduct of our types (every product type, sparse and dense operands) against SeqAIJ's: on the device where
 # one is usable (cuSPARSE through aijcusparse shadows), else the host path; no leak, nothing left composed
-prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
+prog matproduct "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -malloc_dump -checkfunctionlist
 # the same with cuSPARSE SpMM (through the aijcusparse shadow) instead of the formats' block kernels for dense blocks
-prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
+prog matproduct-spmm "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_block_kernel 0 -malloc_dump -checkfunctionlist
 # sparse results of the operand's type (built again from cuSPARSE's) instead of cuSPARSE's own MATSEQAIJCUSPARSE
-prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_product_same_type -malloc_dump -checkfunctionlist
+prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -mat_ellr_max_fill 0 -mat_rgcsr_max_fill 0 -mat_gpumat_product_same_type -malloc_dump -checkfunctionlist
 
 # ---- GPU tests (the lent GPU machine) ----
-prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -matrices_dir "$matrices" -matrices "$real_matrices"
-prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda
+prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices "$real_matrices"
+prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda
 # compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
-prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
+prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
 # the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)
-prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
+prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
 if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
   expect gpu-solve-check-np2 'cmrscuda +\|' mpiexec -n 2 "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda -n 32 -check

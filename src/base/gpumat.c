@@ -274,7 +274,8 @@ static PetscErrorCode MatGPUMatStrip_Private(Mat B)
   PetscCall(MatGPUMatFreeDevice_Private(B));
   PetscCall(MatGPUMatShadowReset(&g->csr));
   PetscCall(MatDestroy(&g->transpose));
-  PetscCall(PetscFree(g->data)); /* the format's plain struct (its device memory went with freedevice) */
+  if (g->format->destroy) PetscCall(g->format->destroy(g->data)); /* what the struct holds (a chooser's candidates' data) */
+  PetscCall(PetscFree(g->data));                                   /* the format's struct (its device memory went with freedevice) */
   PetscCall(MatGPUMatComposeAll(B, g->format, PETSC_FALSE));
   PetscCall(MatGPUMatUninstallOps(B));
   PetscCall(PetscFree(B->spptr));
@@ -485,14 +486,17 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Format data of A, checking that A is of `format` */
+/* Format data of A, checking that A is of `format` or of a format that stands for it (the choosing type's candidates) */
 PetscErrorCode MatGPUMatGetData(Mat A, const MatGPUFormat *format, void *data)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  void       *d = NULL;
 
   PetscFunctionBegin;
-  PetscCheck(g && g->format == format, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s", ((PetscObject)A)->type_name, format->seqtype);
-  *(void **)data = g->data;
+  if (g && g->format == format) d = g->data;
+  else if (g && g->format->inner) PetscCall(g->format->inner(A, format, &d));
+  PetscCheck(d, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not %s", ((PetscObject)A)->type_name, format->seqtype);
+  *(void **)data = d;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -28,6 +28,7 @@ PetscErrorCode MatGPUMatGetRowStats(Mat A, const MatGPUMatRowStats **stats)
 
       s->nzrows += (len > 0);
       s->maxlen = PetscMax(s->maxlen, len);
+      s->sumsq += (PetscReal)len * (PetscReal)len;
     }
     s->nnz          = ai ? ai[m] : 0;
     s->compressed   = (PetscBool)(g->compress_rows && ai && s->nzrows < m);

@@ -100,15 +100,24 @@ static PetscErrorCode ApplyCSR(Mat A, PetscInt v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The choosing type: its rule, then the timed choice */
+static PetscErrorCode ApplyAuto(Mat A, PetscInt v)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatAutoCUDASetTimed(A, v ? PETSC_TRUE : PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode GetVariants(const char *type, Variants *var)
 {
-  PetscBool ellr, rgcsr, cmrs, csr;
+  PetscBool ellr, rgcsr, cmrs, csr, autoc;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
   PetscCall(PetscStrcmp(type, MATRGCSRCUDA, &rgcsr));
   PetscCall(PetscStrcmp(type, MATCMRSCUDA, &cmrs));
   PetscCall(PetscStrcmp(type, MATCSRCUDA, &csr));
+  PetscCall(PetscStrcmp(type, MATAUTOCUDA, &autoc));
   if (ellr) {
     var->label = "threads per row T (index into 0,1,2,4,8,16,32)";
     var->apply = ApplyELLR;
@@ -124,6 +133,10 @@ static PetscErrorCode GetVariants(const char *type, Variants *var)
   } else if (csr) {
     var->label = "SpMV algorithm (CUSPARSE_SPMV_CSR_ALG2, ALG1)";
     var->apply = ApplyCSR;
+    var->count = 2;
+  } else if (autoc) {
+    var->label = "choice (the rule, timed)";
+    var->apply = ApplyAuto;
     var->count = 2;
   } else SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No variants known for %s", type);
   PetscFunctionReturn(PETSC_SUCCESS);

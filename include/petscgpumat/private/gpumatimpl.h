@@ -70,6 +70,10 @@ struct _MatGPUFormat {
   PetscErrorCode (*compose)(Mat, PetscBool);                             /* compose (or remove) the format's own methods: setters, getters */
   PetscErrorCode (*multblock)(Mat, PetscInt, const MatGPUMultArgs *, PetscBool *); /* optional: Z = A X for a dense block of n vectors
                                                                                      (*can: this layout can; args NULL: only ask) */
+  /* a format that stands for others (the choosing type, src/choose/): the data it keeps for one of them (NULL: none),
+     through which MatGPUMatGetData() answers that format's code; and what to free of its data besides the struct */
+  PetscErrorCode (*inner)(Mat, const MatGPUFormat *, void **);          /* optional */
+  PetscErrorCode (*destroy)(void *);                                     /* optional */
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
@@ -89,6 +93,7 @@ typedef struct {
   PetscInt         rows;       /* rows of the device copy: the nonempty ones where rows are compressed */
   PetscInt         nzrows;     /* nonempty rows */
   PetscInt         maxlen;     /* the longest row */
+  PetscReal        sumsq;      /* the sum of the squared row lengths: with nnz / rows, the spread of the lengths */
   PetscCount       nnz;        /* entries */
   PetscBool        compressed; /* only the nonempty rows go to the device */
   /* what they describe */

@@ -1,0 +1,20 @@
+/* The choosing type's private declarations (src/choose/): its candidates, its rule's thresholds, its data */
+#pragma once
+#include <petscgpumat/private/gpumatimpl.h>
+
+/* The candidates, in the order a timed choice tries them (and ties go to the first) */
+typedef enum {
+  MATAUTO_CMRS,
+  MATAUTO_ELLR,
+  MATAUTO_RGCSR,
+  MATAUTO_CSR,
+  MATAUTO_NCANDIDATES
+} MatAutoCandidate;
+
+/* The rule's thresholds (src/choose/choose_rule.c, fitted by tools/format_rule.py: keep the two in step) */
+#define MATAUTO_CSR_SPREAD   2.0  /* sigma / mu above which CSR is chosen */
+#define MATAUTO_CSR_MEAN     64.0 /* mean row length above which CSR is chosen */
+#define MATAUTO_ELLR_SPREAD  0.1  /* sigma / mu up to which ELLPACK-R is chosen (with no empty row) ... */
+#define MATAUTO_ELLR_LONGEST 4.0  /* ... and a longest row up to this many times the mean (its padding guard) */
+
+PETSC_INTERN PetscErrorCode MatAutoCUDARule(const MatGPUMatRowStats *, MatAutoCandidate *, char[], size_t);
