@@ -19,14 +19,15 @@
 #define MATCSR_INDEX (sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I)
 
 typedef struct {
-  PetscInt              alg;    /* 2: CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible), 1: CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's) */
+  PetscInt              alg;    /* 1: CUSPARSE_SPMV_CSR_ALG1 (aijcusparse's), 2: CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible) */
   PetscInt              m;      /* device rows (the nonempty ones of a compressed block) */
   PetscCount            nnz;
   PetscInt             *d_ai, *d_aj; /* [m + 1], [nnz] */
   PetscScalar          *d_aa;        /* [nnz] */
   cusparseSpMatDescr_t  descr;
   /* per direction (forward, transposed), made at the first such product and kept: the vector descriptors (their
-     arrays set at each product) and the SpMV work space, sized for the algorithm last used */
+     arrays set at each product) and the SpMV work space, sized and preprocessed for the algorithm last used (the
+     analysis holds for new values of the same pattern, which a value refresh writes in place) */
   cusparseDnVecDescr_t  vx[2], vz[2];
   void                 *buffer[2];
   size_t                bufsize[2];
@@ -101,7 +102,7 @@ static PetscErrorCode MatGPUFormatCreate_CSR(void **data)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&c));
-  c->alg = 2;
+  c->alg = 1; /* aijcusparse's: on the suite of 86 real matrices (H100) ALG2 took 1.24x its time (geometric mean) */
   *data  = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -125,7 +126,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CSR(Mat A, PetscGPUMatOptionIte
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetData_Private(A, &c));
-  PetscCall(PetscOptionsInt("-mat_csr_spmv_alg", "cuSPARSE's CSR SpMV algorithm: 2 (CUSPARSE_SPMV_CSR_ALG2, bitwise reproducible) or 1 (CUSPARSE_SPMV_CSR_ALG1, aijcusparse's)", "MatCSRCUDASetSpMVAlgorithm", c->alg, &alg, &set));
+  PetscCall(PetscOptionsInt("-mat_csr_spmv_alg", "cuSPARSE's CSR SpMV algorithm: 1 (CUSPARSE_SPMV_CSR_ALG1, aijcusparse's) or 2 (CUSPARSE_SPMV_CSR_ALG2: bitwise reproducible, slower)", "MatCSRCUDASetSpMVAlgorithm", c->alg, &alg, &set));
   if (set) PetscCall(MatCSRCUDASetSpMVAlgorithm(A, alg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -136,7 +137,7 @@ static PetscErrorCode MatGPUFormatView_CSR(Mat A, PetscViewer viewer)
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetData_Private(A, &c));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "cusparseSpMV with CUSPARSE_SPMV_CSR_ALG%" PetscInt_FMT "%s; a square matrix's transposed products with CUSPARSE_SPMV_CSR_ALG1 (not bitwise reproducible)\n", c->alg, c->alg == 2 ? " (bitwise reproducible forward products)" : " (aijcusparse's)"));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "cusparseSpMV with CUSPARSE_SPMV_CSR_ALG%" PetscInt_FMT "%s; a square matrix's transposed products with CUSPARSE_SPMV_CSR_ALG1\n", c->alg, c->alg == 2 ? " (bitwise reproducible forward products)" : " (aijcusparse's)"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -220,9 +221,9 @@ static PetscErrorCode MatGPUFormatCopyValues_CSR(Mat A, MatGPUMatCSR *csr)
 }
 
 /*
-  z = op(A) x + beta z with cusparseSpMV (x and z of the lengths op(A) takes and gives). The descriptors and the work
-  space of each direction are made once (creating and sizing them at every product cost as much host time as the
-  product of a 3-D Laplacian of 3.4 M rows takes on the device): a product only points them at x and z.
+  z = op(A) x + beta z with cusparseSpMV (x and z of the lengths op(A) takes and gives). The descriptors, the work
+  space and cuSPARSE's analysis of each direction are made once, as aijcusparse does: a product only points the
+  descriptors at x and z.
 */
 static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool trans, void *stream, const PetscScalar *x, PetscScalar beta, PetscScalar *z)
 {
@@ -239,7 +240,7 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
   else PetscCallCUSPARSE(cusparseDnVecSetValues(c->vx[k], (void *)x));
   if (!c->vz[k]) PetscCallCUSPARSE(cusparseCreateDnVec(&c->vz[k], nz, (void *)z, MATCSR_CUDA_SCALAR));
   else PetscCallCUSPARSE(cusparseDnVecSetValues(c->vz[k], (void *)z));
-  if (c->sized_alg[k] != (int)alg) { /* the size depends on the matrix and the algorithm, not on the vectors or beta */
+  if (c->sized_alg[k] != (int)alg) { /* size and analysis depend on the matrix and the algorithm, not on the vectors or beta */
     size_t need = 0;
 
     PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, &need));
@@ -251,6 +252,9 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
       c->bufsize[k] = need;
       c->bytes += need;
     }
+#if CUDART_VERSION >= 12040 /* cuSPARSE 12.4's analysis of the matrix for the products to come */
+    PetscCallCUSPARSE(cusparseSpMV_preprocess(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
+#endif
     c->sized_alg[k] = (int)alg;
   }
   PetscCallCUSPARSE(cusparseSpMV(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
@@ -325,15 +329,17 @@ static const MatGPUFormat MatGPUFormat_CSR = {
 
    Options Database Keys:
 +  -mat_type csrcuda - sets the type (seq or MPI from the communicator) in `MatSetFromOptions()`
--  -mat_csr_spmv_alg <alg> - 2 (default): `CUSPARSE_SPMV_CSR_ALG2`, whose forward products are bitwise reproducible;
-   1: `CUSPARSE_SPMV_CSR_ALG1`, which `MATSEQAIJCUSPARSE` uses
+-  -mat_csr_spmv_alg <alg> - 1 (default): `CUSPARSE_SPMV_CSR_ALG1`, which `MATSEQAIJCUSPARSE` uses; 2:
+   `CUSPARSE_SPMV_CSR_ALG2`, whose forward products cuSPARSE documents as bitwise reproducible (about 1.24x slower
+   on an H100 over 86 real matrices)
 
    Level: beginner
 
    Notes:
    `MatMult()`, `MatMultAdd()`, `MatMultTranspose()` and `MatMultTransposeAdd()` run on the GPU with `VECCUDA`
-   vectors (with host vectors they run on the host). Transposed products use `CUSPARSE_SPMV_CSR_ALG1`, which is not
-   bitwise reproducible (cuSPARSE documents ALG2 as identical to it there).
+   vectors (with host vectors they run on the host). Transposed products use `CUSPARSE_SPMV_CSR_ALG1` (cuSPARSE
+   documents ALG2 as identical to it there). cuSPARSE promises bitwise reproducible results of ALG2's forward
+   products only; ALG1 comes without that promise.
 
 .seealso: `MatCreateSeqAIJCSRCUDA()`, `MatCSRCUDASetSpMVAlgorithm()`, `MATSEQAIJCUSPARSE`, `MATSEQCMRSCUDA`, `MatGPUMatGetInfo()`
 M*/
@@ -384,7 +390,7 @@ PetscErrorCode MatCreateSeqAIJCSRCUDA(MPI_Comm comm, PetscInt m, PetscInt n, Pet
 
   Input Parameters:
 + A   - the matrix
-- alg - 2 (`CUSPARSE_SPMV_CSR_ALG2`, the default: bitwise reproducible forward products) or 1 (`CUSPARSE_SPMV_CSR_ALG1`, which `MATSEQAIJCUSPARSE` uses)
+- alg - 1 (`CUSPARSE_SPMV_CSR_ALG1`, the default, which `MATSEQAIJCUSPARSE` uses) or 2 (`CUSPARSE_SPMV_CSR_ALG2`: forward products cuSPARSE documents as bitwise reproducible, slower)
 
   Options Database Key:
 . -mat_csr_spmv_alg <alg> - the same

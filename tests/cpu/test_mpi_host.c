@@ -32,7 +32,7 @@ static const Format formats[] = {
   {MATELLRCUDA, MATSEQELLRCUDA, MATMPIELLRCUDA, "-mat_ellr_threads_per_row", "4", "3", MatELLRCUDAGetThreadsPerRow, MatELLRCUDASetThreadsPerRow, 2, MatCreateAIJELLRCUDA},
   {MATRGCSRCUDA, MATSEQRGCSRCUDA, MATMPIRGCSRCUDA, "-mat_rgcsr_group_size", "64", "0", MatRGCSRCUDAGetGroupSize, MatRGCSRCUDASetGroupSize, 32, MatCreateAIJRGCSRCUDA},
   {MATCMRSCUDA, MATSEQCMRSCUDA, MATMPICMRSCUDA, "-mat_cmrs_height", "8", "17", MatCMRSCUDAGetHeight, MatCMRSCUDASetHeight, 2, MatCreateAIJCMRSCUDA},
-  {MATCSRCUDA, MATSEQCSRCUDA, MATMPICSRCUDA, "-mat_csr_spmv_alg", "1", "3", MatCSRCUDAGetSpMVAlgorithm, MatCSRCUDASetSpMVAlgorithm, 1, MatCreateAIJCSRCUDA},
+  {MATCSRCUDA, MATSEQCSRCUDA, MATMPICSRCUDA, "-mat_csr_spmv_alg", "2", "3", MatCSRCUDAGetSpMVAlgorithm, MatCSRCUDASetSpMVAlgorithm, 2, MatCreateAIJCSRCUDA},
 };
 
 static PetscMPIInt size;

@@ -96,7 +96,7 @@ static PetscErrorCode ApplyCMRS(Mat A, PetscInt v)
 static PetscErrorCode ApplyCSR(Mat A, PetscInt v)
 {
   PetscFunctionBeginUser;
-  PetscCall(MatCSRCUDASetSpMVAlgorithm(A, v ? 1 : 2));
+  PetscCall(MatCSRCUDASetSpMVAlgorithm(A, v ? 2 : 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -131,7 +131,7 @@ static PetscErrorCode GetVariants(const char *type, Variants *var)
     var->apply = ApplyCMRS;
     var->count = 32;
   } else if (csr) {
-    var->label = "SpMV algorithm (CUSPARSE_SPMV_CSR_ALG2, ALG1)";
+    var->label = "SpMV algorithm (CUSPARSE_SPMV_CSR_ALG1, ALG2)";
     var->apply = ApplyCSR;
     var->count = 2;
   } else if (autoc) {
@@ -229,6 +229,14 @@ static PetscErrorCode CheckAllProducts(Mat Ahost, Mat B, PetscRandom rnd, const 
       PetscBool          same = PETSC_TRUE, csr;
 
       PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQCSRCUDA, &csr));
+      if (!csr) { /* the choosing type multiplies with the CSR candidate where it chose it */
+        PetscBool autoc;
+        MatType   chosen;
+
+        PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAUTOCUDA, &autoc));
+        if (autoc) PetscCall(MatAutoCUDAGetChoice(B, &chosen));
+        if (autoc) PetscCall(PetscStrcmp(chosen, MATSEQCSRCUDA, &csr));
+      }
       if (csr) PetscCall(MatCSRCUDAGetSpMVAlgorithm(B, &alg));
       PetscCall(VecDuplicate(z, &z0));
       PetscCall(MatMult(B, x, z0));
