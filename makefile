@@ -97,7 +97,7 @@ check: all
 # the main job: a KSP solve of a built-in 3-D Laplacian with every type (GPU types need a GPU)
 DEMO_ARGS ?= -n 48
 demo: examples
-	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda $(DEMO_ARGS)
+	@$(ROOT)/tests/mpienv.sh $(BUILD)/examples/solve -types aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,csrcuda,autocuda $(DEMO_ARGS)
 
 # make bench: the short suite (small generated and real matrices, every type; GPU types are skipped, with the
 # reason, where no GPU answers) into $(BUILD)/bench-suite.csv; with BENCH_ARGS, one bench_spmv run instead.

@@ -9,7 +9,7 @@ stage per type), and the speed-ups relative to the first type (the GPU and its l
 any type is timed).\n\n\
 Options:\n\
   -types <t1,t2,...>        matrix types to compare; the first is the baseline\n\
-                            (default aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda). GPU types (names containing\n\
+                            (default aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,csrcuda,autocuda). GPU types (names containing\n\
                             cuda, cusparse, hip or kokkos) are skipped when no GPU is usable\n\
   -f <file>                 read the matrix: Matrix Market (plain or gzip; told by its banner) or PETSc binary\n\
   -problem <lap3d7,lap2d5>  built-in matrix when -f is not given (default lap3d7): 3-D 7-point Laplacian\n\
@@ -357,7 +357,7 @@ static PetscErrorCode HostCheckType(Mat A, const char type[])
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  PetscCall(PetscStrInList(type, MATELLRCUDA "," MATSEQELLRCUDA "," MATCMRSCUDA "," MATSEQCMRSCUDA "," MATRGCSRCUDA "," MATSEQRGCSRCUDA, ',', &same));
+  PetscCall(PetscStrInList(type, MATELLRCUDA "," MATSEQELLRCUDA "," MATCMRSCUDA "," MATSEQCMRSCUDA "," MATRGCSRCUDA "," MATSEQRGCSRCUDA "," MATCSRCUDA "," MATSEQCSRCUDA "," MATAUTOCUDA "," MATSEQAUTOCUDA, ',', &same));
   if (size > 1 || !same) PetscFunctionReturn(PETSC_SUCCESS); /* only petscgpumat's seq types convert without a device */
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCall(MatSetType(B, type));
@@ -378,6 +378,14 @@ static PetscErrorCode HostCheckType(Mat A, const char type[])
     if (isrgcsr) PetscCall(MatRGCSRCUDAGetMaxFill(B, &maxfill));
     guard = isellr ? "-mat_ellr_max_fill" : "-mat_rgcsr_max_fill";
     if (maxfill > 0 && fill > maxfill) PetscCall(PetscSNPrintf(refused, sizeof(refused), "; the GPU build would refuse this layout (fill above %s %g)", guard, (double)maxfill));
+    {
+      PetscBool autoc;
+      MatType   chosen;
+
+      PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQAUTOCUDA, &autoc));
+      if (autoc) PetscCall(MatAutoCUDAGetChoice(B, &chosen));
+      if (autoc) PetscCall(PetscSNPrintf(refused, sizeof(refused), "; it chooses %s for this matrix (MatView says why)", chosen));
+    }
     PetscCall(MatConvert(B, MATAIJ, MAT_INPLACE_MATRIX, &B));
     PetscCall(MatEqual(A, B, &same));
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "Host check of %s: AIJ -> %s -> AIJ keeps every entry: %s; its device layout would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (fill %.3f) in %.1f MiB (32-bit CSR: %.1f MiB)%s\n", type, type, same ? "yes" : "NO",
@@ -496,7 +504,7 @@ int main(int argc, char **argv)
   MPI_Comm          comm;
   const char *const problems[] = {"lap3d7", "lap2d5"};
   const char *const rhsnames[] = {"exact", "ones", "random"};
-  const char *const deftypes[] = {MATAIJ, MATAIJCUSPARSE, MATSELLCUDA, MATCMRSCUDA, MATELLRCUDA, MATRGCSRCUDA};
+  const char *const deftypes[] = {MATAIJ, MATAIJCUSPARSE, MATSELLCUDA, MATCMRSCUDA, MATELLRCUDA, MATRGCSRCUDA, MATCSRCUDA, MATAUTOCUDA};
   char             *types[SOLVE_MAX_TYPES], file[PETSC_MAX_PATH_LEN] = "", source[PETSC_MAX_PATH_LEN + 64], reason[256] = "", gpulist[1024] = "";
   PetscInt          ntypes = SOLVE_MAX_TYPES, problem = 0, rhs = 0, n = 32, repeat = 1, N, maxrow, ref = -1, nskipped = 0, nrun = 0;
   PetscInt64        nnz;

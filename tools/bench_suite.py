@@ -27,7 +27,7 @@ HEADER = ("matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta
           "src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,ksp,ksp_its,ksp_reason,ksp_s,"
           "ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,message").split(",")
 
-GPU_TYPES = "aijcusparse,sellcuda,ellrcuda,cmrscuda,rgcsrcuda"
+GPU_TYPES = "aijcusparse,sellcuda,ellrcuda,cmrscuda,rgcsrcuda,csrcuda,autocuda"
 SORT = "mat_rgcsr_sort_window:1000000000"  # reordering on (global window; the type's 2 % rule still applies)
 # the main set: every variant the issue names
 MAIN_VARIANTS = ",".join([
@@ -120,16 +120,25 @@ def main():
     ap.add_argument("--target-nnz", type=float, default=6e6, help="replicate real matrices to about this many nonzeros")
     ap.add_argument("--only", default="", help="comma-separated matrix names (a subset, for trials)")
     ap.add_argument("--add-aij", action="store_true", help="aij (CPU) in every case (trials without a GPU)")
+    ap.add_argument("--sets", default="generated,real", help="which sets to run: generated, real or both")
+    ap.add_argument("--types", default="", help="the types of every case instead of the suite's own (e.g. a refit of the choosing type's rule)")
+    ap.add_argument("--variants", default=None, help="the variants of every case instead of the suite's own ('' for none)")
     a = ap.parse_args()
     log_path = a.log or os.path.splitext(a.out)[0] + ".txt"
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    cases = main_set(a.quick)
-    real, skipped = real_set(a.matrices, a.target_nnz, a.quick)
+    sets = a.sets.split(",")
+    cases = main_set(a.quick) if "generated" in sets else []
+    real, skipped = real_set(a.matrices, a.target_nnz, a.quick) if "real" in sets else ([], [])
     cases += real
     if a.only:
         keep = set(a.only.split(","))
         cases = [c for c in cases if c["name"] in keep]
         skipped = [s for s in skipped if s[0] in keep]
+    for c in cases:
+        if a.types:
+            c["types"] = a.types
+        if a.variants is not None:
+            c["variants"] = a.variants
     if a.add_aij:
         for c in cases:
             if "aij," not in c["types"] + ",":

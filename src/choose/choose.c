@@ -406,11 +406,11 @@ static const MatGPUFormat MatGPUFormat_Auto = {
    `MATSEQCSRCUDA` (cuSPARSE)
 
    The choice is made at each build of the device copy (the first product, and the first after a change of the
-   nonzero pattern), by a rule on the row statistics: cuSPARSE CSR where row lengths differ widely (sigma/mu > 2:
-   power-law graphs, circuits, a few dense rows) or rows are long (mean > 64); ELLPACK-R where they are regular
-   (sigma/mu <= 0.1, no empty row, longest <= 4 x mean: stencils, FEM); CMRS otherwise. The rule was fitted on a
-   suite of 96 matrices on an H100 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built
-   and timed on the matrix itself (each built once, 11 products), which costs about the builds of all four.
+   nonzero pattern), by a rule on the row statistics: cuSPARSE CSR where row lengths differ widely (sigma/mu > 1:
+   graphs, circuits, a few dense rows) or rows are long (mean > 64); ELLPACK-R where they are regular (sigma/mu <= 0.1,
+   no empty row, longest <= 4 x mean: stencils, FEM); CMRS otherwise. The rule was fitted on a suite of 86 real
+   matrices on an H100 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built and timed on
+   the matrix itself (each built once and multiplied 11 times, then the fastest built again).
    `MatView()` (`-mat_view ::ascii_info`) says what was chosen and why.
 
    Everything else is that of the chosen format: the products, value refreshes, MPI halo exchange, factorizations

@@ -1,17 +1,19 @@
 /*
   The rule by which MATSEQAUTOCUDA picks a format from the row statistics the base keeps (src/base/gpumat_rowstats.c):
-  host arithmetic only, so that it is tested on the CPU. Fitted with tools/format_rule.py on the suite of 96 matrices
-  of docs/data/suite-2026-11-22-H100.csv (H100, double; aijcusparse timed in place of cuSPARSE CSR): within 1.021 of
-  the per-matrix best of CMRS, ELLPACK-R and CSR (geometric mean), against 1.110 for CMRS alone (docs/performance.md).
+  host arithmetic only, so that it is tested on the CPU. Fitted with tools/format_rule.py on the suite of 86 real
+  matrices replicated to about 5 M nonzeros of docs/data/suite-auto-2026-11-26-H100.csv (H100, double, csrcuda with
+  its default CUSPARSE_SPMV_CSR_ALG1): within 1.015 of the per-matrix best of CMRS, ELLPACK-R and CSR (geometric
+  mean), 1.09x aijcusparse, against 1.093 of the best for CMRS alone (docs/performance.md). The fit and the judgement
+  use the same matrices: the thresholds are a first fit, to be checked on other matrices.
 */
 #include "chooseimpl.h"
 
 /*
   Writes into *k the candidate the rule gives for rows of mean length mu, spread sigma, longest row `longest` and
   `empty` empty rows, and into why[] the reason in words:
-  - cuSPARSE CSR where lengths differ widely (sigma / mu > 2: a few long rows, which one warp of CMRS, or one
-    thread of ELLPACK-R with its padding, would process alone) or rows are long (mu > 64: CSR's row-per-warp kernels
-    are at bandwidth there);
+  - cuSPARSE CSR where lengths differ widely (sigma / mu > 1: graphs, circuits, a few long rows, which one warp of
+    CMRS, or one thread of ELLPACK-R with its padding, would process alone) or rows are long (mu > 64: cuSPARSE's
+    kernels are at bandwidth there);
   - ELLPACK-R where rows are regular (sigma / mu <= 0.1, no empty row, longest <= 4 mu: its padding guard passes and
     its padding is small), as stencils and FEM matrices of one element type;
   - CMRS otherwise (short rows of varied lengths, where the strips share a warp's work).

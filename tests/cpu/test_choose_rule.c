@@ -69,13 +69,20 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < m; i++) len[i] = 1 + i % 15;
     PetscCall(CheckChoice("rows of 1..15 entries", m, m, len, MATSEQCMRSCUDA));
   }
+  { /* two row lengths: 2 and 16 in equal numbers, sigma/mu 0.78 (CMRS); every third row 60, the others 2, sigma/mu 1.28 (CSR) */
+    m = 3000;
+    for (PetscInt i = 0; i < m; i++) len[i] = i % 2 ? 16 : 2;
+    PetscCall(CheckChoice("rows of 2 and 16 entries", m, m, len, MATSEQCMRSCUDA));
+    for (PetscInt i = 0; i < m; i++) len[i] = i % 3 ? 2 : 60;
+    PetscCall(CheckChoice("rows of 2 entries, every third of 60", m, m, len, MATSEQCSRCUDA));
+  }
   { /* an arrow: one full row, the others 2: sigma/mu 10 */
     m = 1000;
     for (PetscInt i = 0; i < m; i++) len[i] = 2;
     len[0] = m;
     PetscCall(CheckChoice("arrow (one full row)", m, m, len, MATSEQCSRCUDA));
   }
-  { /* power-law row lengths (exponent about 2): sigma/mu > 2 */
+  { /* power-law row lengths (exponent about 2): sigma/mu > 1 */
     m = 20000;
     for (PetscInt i = 0; i < m; i++) len[i] = PetscMin(m, (PetscInt)(20000.0 / ((PetscReal)(i + 1) * (PetscReal)(i + 1))) + 1);
     PetscCall(CheckChoice("power-law row lengths", m, m, len, MATSEQCSRCUDA));
