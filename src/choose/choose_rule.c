@@ -3,7 +3,7 @@
   host arithmetic only, so that it is tested on the CPU. Fitted with tools/format_rule.py on the suite of 86 real
   matrices replicated to about 5 M nonzeros of docs/data/suite-auto-2026-11-26-H100.csv (H100, double, csrcuda with
   its default CUSPARSE_SPMV_CSR_ALG1): within 1.015 of the per-matrix best of CMRS, ELLPACK-R and CSR (geometric
-  mean), 1.09x aijcusparse, against 1.093 of the best for CMRS alone (docs/performance.md). The fit and the judgement
+  mean), 1.09x aijcusparse, against 1.094 of the best for CMRS alone (docs/performance.md). The fit and the judgement
   use the same matrices: the thresholds are a first fit, to be checked on other matrices.
 */
 #include "chooseimpl.h"

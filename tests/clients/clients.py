@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--bin", required=True, help="folder of the built tutorial programs")
     ap.add_argument("--lib", required=True, help="libpetscgpumat.so")
     ap.add_argument("--gpu", action="store_true")
-    ap.add_argument("--types", default="aijcmrscuda,aijellrcuda,aijrgcsrcuda,aijcsrcuda")
+    ap.add_argument("--types", default="aijcmrscuda,aijellrcuda,aijrgcsrcuda,aijcsrcuda,aijautocuda")
     ap.add_argument("--baseline")
     ap.add_argument("--only", default="")
     ap.add_argument("--ranks", default="", help="only these rank counts (e.g. 1)")
