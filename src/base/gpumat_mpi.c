@@ -480,15 +480,20 @@ static PetscErrorCode MatView_MPIGPUMat(Mat A, PetscViewer viewer)
                                                  o.rows, o.cols, o.nnz, d.device_bytes, o.device_bytes, d.device_valid && o.device_valid ? "" : " (device copy stale or not built yet)"));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
-    /* the format's parameters and layout, as rank 0's diagonal block shows them */
+    /* the format's parameters and layout, as rank 0's blocks show them (they plan, or choose, each for its own rows) */
     PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sub));
     if (rank == 0) {
-      PetscCall(PetscViewerASCIIPrintf(sub, "rank 0, diagonal block:\n"));
-      PetscCall(PetscViewerASCIIPushTab(sub));
-      PetscCall(PetscViewerPushFormat(sub, PETSC_VIEWER_ASCII_INFO));
-      PetscCall(((Mat_GPUMat *)Ad->spptr)->format->view(Ad, sub));
-      PetscCall(PetscViewerPopFormat(sub));
-      PetscCall(PetscViewerASCIIPopTab(sub));
+      Mat         blocks[2] = {Ad, Ao};
+      const char *names[2]  = {"diagonal block", "off-diagonal block (its nonempty rows)"};
+
+      for (int b = 0; b < 2; b++) {
+        PetscCall(PetscViewerASCIIPrintf(sub, "rank 0, %s:\n", names[b]));
+        PetscCall(PetscViewerASCIIPushTab(sub));
+        PetscCall(PetscViewerPushFormat(sub, PETSC_VIEWER_ASCII_INFO));
+        PetscCall(((Mat_GPUMat *)blocks[b]->spptr)->format->view(blocks[b], sub));
+        PetscCall(PetscViewerPopFormat(sub));
+        PetscCall(PetscViewerASCIIPopTab(sub));
+      }
     }
     PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sub));
   } else PetscCall(PetscViewerASCIIPrintf(viewer, "blocks not set up yet (they are at assembly)\n"));
