@@ -26,7 +26,7 @@ one wins):
                         -use_gpu_aware_mpi 0
               ours      -dll_append LIB -mat_type T -dm_mat_type aijT, the baseline's vector options
 
-for T in cmrscuda, ellrcuda, rgcsrcuda, csrcuda (DMDA gives its interpolation matrices a -dm_mat_type only when its name
+for T in cmrscuda, ellrcuda, rgcsrcuda, csrcuda, autocuda (DMDA gives its interpolation matrices a -dm_mat_type only when its name
 begins with aij). -mat_no_inode: our types, like aijcusparse, do not use SeqAIJ's inode routines (same rounding).
 Ours also get -log_view into a file: a run "exercised our type" when an event GPUMat* counted something.
 
@@ -90,7 +90,7 @@ SETS = {
     "mat-tests": "mat/tests",  # only the commands that choose an AIJ -mat_type themselves
 }
 DEFAULT_SETS = "ksp-tutorials,ksp-tests,snes-tutorials"
-TYPES = ("cmrscuda", "ellrcuda", "rgcsrcuda", "csrcuda")
+TYPES = ("cmrscuda", "ellrcuda", "rgcsrcuda", "csrcuda", "autocuda")
 CLASSES = ("same", "same-after-normalisation", "host-submatrices", "differs", "ours-fails", "leak", "functionlist",
            "nan", "baseline-fails-ours-runs", "both-fail")
 AGREE = {"same", "same-after-normalisation", "host-submatrices"}
@@ -138,7 +138,7 @@ CI_TESTS = [
 OUR_VIEW_HEAD = re.compile(r"^(\s*)\S.* GPU storage( of the local blocks.*)?:$")
 OUR_VIEW_PHRASES = re.compile(r"GPU storage|device copy|halo exchange|no usable CUDA device|bound to the CPU \(host ops"
                               r"|GPUMatHostFallback|ELLPACK-R|\bCMRS\b|RgCSR|Row-grouped CSR|threads per row T =|RowInStrip|cuSPARSE CSR|cusparseSpMV with"
-                              r"|rank 0, diagonal block:|\(ghost columns\)")
+                              r"|rank 0, diagonal block:|rank 0, off-diagonal block|\(ghost columns\)|format chosen at the first product|^\s*chose ")
 INODE = re.compile(r"I-node")
 ADDED_OPTIONS = ("mat_type", "dm_mat_type", "vec_type", "dm_vec_type", "mat_no_inode", "use_gpu_aware_mpi", "dll_append",
                  "log_view", "checkfunctionlist", "malloc_dump", "error_output_stdout", "check_pointer_intensity",
