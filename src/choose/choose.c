@@ -220,7 +220,7 @@ static int MatAutoCompareFloat_Private(const void *x, const void *y)
 
 /*
   The timed choice: each candidate is built from csr (copying its entries: none may keep them, the next one reads
-  them), multiplies a vector 2 + 9 times on the device, and is freed; the fastest median wins. Its cost is reported.
+  them), multiplies a vector 2 + 9 times on the device, and is freed; *best is the fastest median. Its cost is reported.
 */
 static PetscErrorCode MatAutoTime_Private(Mat A, Mat_SeqAutoCUDA *a, MatGPUMatCSR *csr, MatAutoCandidate *best)
 {
@@ -285,10 +285,18 @@ static PetscErrorCode MatGPUFormatBuild_Auto(Mat A, MatGPUMatCSR *csr)
   PetscFunctionBegin;
   PetscCall(MatAutoGetData_Private(A, &a));
   a->chosen = -1;
+  PetscCall(MatAutoRuleOf_Private(A, &k, a->why, sizeof(a->why)));
   if (a->timed) {
-    PetscCall(MatAutoTime_Private(A, a, csr, &k));
-    PetscCall(PetscSNPrintf(a->why, sizeof(a->why), "the fastest product of the candidates on this matrix"));
-  } else PetscCall(MatAutoRuleOf_Private(A, &k, a->why, sizeof(a->why)));
+    MatAutoCandidate fastest;
+
+    PetscCall(MatAutoTime_Private(A, a, csr, &fastest));
+    /* the rule's candidate stays unless another is faster by more than the timing's noise (products of a few
+       microseconds differ by several per cent from run to run) */
+    if (a->ms[k] < 0 || a->ms[fastest] < (1.0 - MATAUTO_TIMED_MARGIN) * a->ms[k]) {
+      k = fastest;
+      PetscCall(PetscSNPrintf(a->why, sizeof(a->why), "the fastest product of the candidates on this matrix"));
+    } else PetscCall(PetscSNPrintf(a->why, sizeof(a->why), "the rule's candidate, within %g %% of the fastest product on this matrix", (double)(100 * MATAUTO_TIMED_MARGIN)));
+  }
   had_aj = csr->own_aj;
   had_aa = csr->own_aa;
   PetscCall(MatAutoTryBuild_Private(A, a, k, csr, &ierr));
@@ -410,7 +418,8 @@ static const MatGPUFormat MatGPUFormat_Auto = {
    graphs, circuits, a few dense rows) or rows are long (mean > 64); ELLPACK-R where they are regular (sigma/mu <= 0.1,
    no empty row, longest <= 4 x mean: stencils, FEM); CMRS otherwise. The rule was fitted on a suite of 86 real
    matrices on an H100 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built and timed on
-   the matrix itself (each built once and multiplied 11 times, then the fastest built again).
+   the matrix itself (each built once and multiplied 11 times); the fastest is built again unless the rule's candidate
+   is within 3 % of it (timing noise on small matrices).
    `MatView()` (`-mat_view ::ascii_info`) says what was chosen and why.
 
    Everything else is that of the chosen format: the products, value refreshes, MPI halo exchange, factorizations
@@ -505,7 +514,8 @@ PetscErrorCode MatAutoCUDAGetChoice(Mat A, MatType *type)
   Input Parameters:
 + A     - the matrix
 - timed - `PETSC_TRUE`: at each build, every candidate is built and its product timed (median of 9 after 2), and the
-          fastest is kept; `PETSC_FALSE` (default): the rule on the row statistics
+          fastest is kept unless the rule's candidate is within 3 % of it; `PETSC_FALSE` (default): the rule on the row
+          statistics
 
   Options Database Key:
 . -mat_auto_timed - the same

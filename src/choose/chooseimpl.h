@@ -17,4 +17,7 @@ typedef enum {
 #define MATAUTO_ELLR_SPREAD  0.1  /* sigma / mu up to which ELLPACK-R is chosen (with no empty row) ... */
 #define MATAUTO_ELLR_LONGEST 4.0  /* ... and a longest row up to this many times the mean (its padding guard) */
 
+/* The timed choice keeps the rule's candidate unless another's median product is faster by more than this fraction */
+#define MATAUTO_TIMED_MARGIN 0.03
+
 PETSC_INTERN PetscErrorCode MatAutoCUDARule(const MatGPUMatRowStats *, MatAutoCandidate *, char[], size_t);
