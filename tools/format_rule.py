@@ -3,16 +3,19 @@
 
     format_rule.py CSV... [--csr TYPE] [--csr-variant VARIANT] [--measured TYPE] [--markdown]
 
+(each CSV one run: the rule is fitted on all of them together)
+
 Reads the suite rows of examples/bench_spmv (-csv; `status` ok, the default variant of each type) and, per matrix,
 the features the base already has (src/base/gpumat_rowstats.c: rows, mean row length mu, its spread sigma, the
 longest row, empty rows) and the SpMV times of the candidates: cuSPARSE CSR (--csr: `csrcuda` once a suite run has
 it, `aijcusparse` as its stand-in before), CMRS and ELLPACK-R. It searches the rule
 
-    cuSPARSE CSR   if sigma / mu > A  or  mu > B      (rows of very different lengths, or long rows)
+    cuSPARSE CSR   if sigma / mu > A  or  mu > B  or  longest row > D mu   (rows of very different lengths, long rows, one outlier)
     ELLPACK-R      else if sigma / mu <= C and no empty rows and longest row <= 4 mu   (regular: its padding guard passes)
     CMRS           else
 
-over a grid of (A, B, C), minimizing the geometric mean of (time of the chosen format / time of the best candidate),
+over a grid of (A, B, C, D), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
+(issue #15's floor), then the geometric mean of (time of the chosen format / time of the best candidate),
 and prints the thresholds, what the rule gives against the best and against `aijcusparse`, and its worst choices;
 --measured judges a type timed in the same run (autocuda itself) the same way. The thresholds the library applies
 are in src/choose/chooseimpl.h.
@@ -25,6 +28,7 @@ import math
 GRID_A = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 1e9]
 GRID_B = [16, 24, 32, 48, 64, 96, 128, 1e9]
 GRID_C = [-1, 0.0, 0.01, 0.05, 0.1, 0.2, 0.3]
+GRID_D = [8, 12, 16, 24, 32, 1e9]
 
 
 def read(paths, csr, csr_variant=""):
@@ -44,13 +48,18 @@ def read(paths, csr, csr_variant=""):
     return {m: t for m, t in times.items() if m in feats and "csr" in t and "cmrs" in t}, feats
 
 
-def choose(f, A, B, C):
+def choose(f, A, B, C, D):
     spread = f["sigma"] / f["mu"] if f["mu"] else 0.0
-    if spread > A or f["mu"] > B:
+    if spread > A or f["mu"] > B or f["longest"] > D * f["mu"]:
         return "csr"
     if spread <= C and f["empty"] == 0 and f["longest"] <= 4 * f["mu"]:
         return "ellr"
     return "cmrs"
+
+
+def below(times, feats, rule):
+    """Matrices where the rule's choice is below 0.95x aijcusparse"""
+    return sum(t["cusparse"] / t.get(choose(feats[m], *rule), t["cmrs"]) < 0.95 for m, t in times.items() if "cusparse" in t)
 
 
 def judge(times, feats, rule):
@@ -91,24 +100,34 @@ def main():
                     "against aijcusparse and against the best candidate, as measured")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
-    times, feats = read(a.csv, a.csr, a.csr_variant)
-    if not times:
-        raise SystemExit(f"no matrix with both {a.csr} and cmrscuda timed in {a.csv}")
-    fits = sorted((judge(times, feats, (A, B, C))[0], A, B, C) for A in GRID_A for B in GRID_B for C in GRID_C)
-    g, A, B, C = fits[0]
-    _, worst = judge(times, feats, (A, B, C))
-    picks = collections.Counter(choose(feats[m], A, B, C) for m in times)
-    vs_cusparse = [times[m]["cusparse"] / times[m].get(choose(feats[m], A, B, C), times[m]["cmrs"]) for m in times if "cusparse" in times[m]]
-    print(f"{len(times)} matrices; cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}")
-    print(f"rule: csr if sigma/mu > {A:g} or mu > {B:g}; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
-    print(f"chosen: {dict(picks)}; geometric mean of chosen/best {g:.3f}; of aijcusparse/chosen {math.exp(sum(map(math.log, vs_cusparse)) / len(vs_cusparse)):.3f} (speed-up)")
-    print(f"always cmrs: {judge(times, feats, (1e9, 1e9, -1))[0]:.3f}; the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}) {g_:.3f}" for g_, a_, b_, c_ in fits[1:4]))
-    if a.measured:
-        measured(a.csv, a.measured, times)
-    fmt = "| {} | {} | {:.2f} |" if a.markdown else "  {:28s} {:5s} {:.2f}x the best"
-    print("| matrix | chosen | chosen / best |\n| --- | --- | --- |" if a.markdown else "worst choices:")
-    for r, m, pick in worst[:8]:
-        print(fmt.format(m, pick, r))
+    # each CSV is one run (one GPU, one day): the rule is fitted on all of them at once
+    runs = [(path,) + read([path], a.csr, a.csr_variant) for path in a.csv]
+    for path, times, _ in runs:
+        if not times:
+            raise SystemExit(f"no matrix with both {a.csr} and cmrscuda timed in {path}")
+
+    def score(rule):  # issue #15's order: first no matrix below 0.95x aijcusparse, then the geometric mean over the runs
+        return (sum(below(t, f, rule) for _, t, f in runs), math.exp(sum(math.log(judge(t, f, rule)[0]) for _, t, f in runs) / len(runs)))
+
+    fits = sorted(score((A, B, C, D)) + (A, B, C, D) for A in GRID_A for B in GRID_B for C in GRID_C for D in GRID_D)
+    nbelow, g, A, B, C, D = fits[0]
+    rule = (A, B, C, D)
+    print(f"{len(runs)} run(s); cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}")
+    print(f"rule: csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
+    print(f"matrices where its choice is below 0.95x aijcusparse: {nbelow}; geometric mean of chosen/best over the runs {g:.3f}")
+    print("the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}, {d_:g}) {g_:.3f}, {n_} below 0.95x" for n_, g_, a_, b_, c_, d_ in fits[1:4]))
+    for path, times, feats in runs:
+        gr, worst = judge(times, feats, rule)
+        picks = collections.Counter(choose(feats[m], *rule) for m in times)
+        vs_cusparse = [times[m]["cusparse"] / times[m].get(choose(feats[m], *rule), times[m]["cmrs"]) for m in times if "cusparse" in times[m]]
+        print(f"{path}: {len(times)} matrices; chosen {dict(picks)}; chosen/best {gr:.3f} (always cmrs {judge(times, feats, (1e9, 1e9, -1, 1e9))[0]:.3f}); "
+              f"aijcusparse/chosen {math.exp(sum(map(math.log, vs_cusparse)) / len(vs_cusparse)):.3f} (geometric mean), slowest {min(vs_cusparse):.3f}")
+        if a.measured:
+            measured([path], a.measured, times)
+        fmt = "| {} | {} | {:.2f} |" if a.markdown else "  {:28s} {:5s} {:.2f}x the best"
+        print("| matrix | chosen | chosen / best |\n| --- | --- | --- |" if a.markdown else "worst choices:")
+        for r, m, pick in worst[:5]:
+            print(fmt.format(m, pick, r))
 
 
 if __name__ == "__main__":

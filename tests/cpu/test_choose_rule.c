@@ -63,6 +63,10 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < m; i++) len[i] = 6;
     len[0] = 30;
     PetscCall(CheckChoice("constant rows of 6, one of 30", m, m, len, MATSEQCMRSCUDA));
+    len[0] = 150; /* sigma/mu 0.53, but the longest row 25x the mean */
+    PetscCall(CheckChoice("constant rows of 6, one of 150", m, m, len, MATSEQCSRCUDA));
+    len[0] = 70; /* 11.5x the mean: below the threshold of 12 */
+    PetscCall(CheckChoice("constant rows of 6, one of 70", m, m, len, MATSEQCMRSCUDA));
   }
   { /* short rows of lengths 1..15: sigma/mu 0.54 */
     m = 3000;
@@ -87,12 +91,12 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < m; i++) len[i] = PetscMin(m, (PetscInt)(20000.0 / ((PetscReal)(i + 1) * (PetscReal)(i + 1))) + 1);
     PetscCall(CheckChoice("power-law row lengths", m, m, len, MATSEQCSRCUDA));
   }
-  { /* long rows: mean 100 > 64, regular */
+  { /* long rows: mean 100 > 96, regular */
     m = 300;
     for (PetscInt i = 0; i < m; i++) len[i] = 100;
     PetscCall(CheckChoice("rows of 100 entries", m, 1000, len, MATSEQCSRCUDA));
-    for (PetscInt i = 0; i < m; i++) len[i] = 60; /* below the threshold: regular short enough for ELLPACK-R */
-    PetscCall(CheckChoice("rows of 60 entries", m, 1000, len, MATSEQELLRCUDA));
+    for (PetscInt i = 0; i < m; i++) len[i] = 90; /* below the threshold of 96: regular, for ELLPACK-R */
+    PetscCall(CheckChoice("rows of 90 entries", m, 1000, len, MATSEQELLRCUDA));
   }
   { /* no entries */
     m = 50;
