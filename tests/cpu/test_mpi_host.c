@@ -33,6 +33,8 @@ static const Format formats[] = {
   {MATRGCSRCUDA, MATSEQRGCSRCUDA, MATMPIRGCSRCUDA, "-mat_rgcsr_group_size", "64", "0", MatRGCSRCUDAGetGroupSize, MatRGCSRCUDASetGroupSize, 32, MatCreateAIJRGCSRCUDA},
   {MATCMRSCUDA, MATSEQCMRSCUDA, MATMPICMRSCUDA, "-mat_cmrs_height", "8", "17", MatCMRSCUDAGetHeight, MatCMRSCUDASetHeight, 2, MatCreateAIJCMRSCUDA},
   {MATCSRCUDA, MATSEQCSRCUDA, MATMPICSRCUDA, "-mat_csr_spmv_alg", "2", "3", MatCSRCUDAGetSpMVAlgorithm, MatCSRCUDASetSpMVAlgorithm, 2, MatCreateAIJCSRCUDA},
+  /* the choosing type, through a candidate's parameter (its candidates' setters and options act on it) */
+  {MATAUTOCUDA, MATSEQAUTOCUDA, MATMPIAUTOCUDA, "-mat_cmrs_height", "8", "17", MatCMRSCUDAGetHeight, MatCMRSCUDASetHeight, 2, MatCreateAIJAutoCUDA},
 };
 
 static PetscMPIInt size;
