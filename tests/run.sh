@@ -247,6 +247,7 @@ if [[ $gpu_reason == available ]]; then
   expect gpu-solve-check 'ellrcuda' "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda,sellcuda,aij -n 32 -check
   expect gpu-solve-check-np2 'cmrscuda +\|' mpiexec -n 2 "$build/examples/solve" -types aijcusparse,ellrcuda,rgcsrcuda,cmrscuda -n 32 -check
   expect gpu-log-view-events 'GPUMatBuild +1 ' "$build/examples/solve" -types ellrcuda -n 16 -log_view
+  expect gpu-log-view-choose-event 'GPUMatChoose +1 ' "$build/examples/solve" -types autocuda -mat_auto_timed -n 16 -log_view
   expect gpu-log-view-halo-event 'GPUMatHaloSetUp +1 ' mpiexec -n 2 "$build/examples/solve" -types cmrscuda -n 16 -log_view
   expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
   # GAMG on 2 ranks (SNES ex19): no NaN in 9 runs (issue #13: a receiver's IPC buffer was poisoned after its sender
@@ -275,7 +276,7 @@ if [[ $gpu_reason == available ]]; then
     done
   fi
 else
-  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
+  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi

@@ -23,6 +23,7 @@ typedef struct {
 } Mat_SeqAutoCUDA;
 
 static const MatGPUFormat MatGPUFormat_Auto;
+static PetscLogEvent      MAT_GPUMatChoose; /* the choice (the rule, or the timed candidates' builds and products), inside GPUMatBuild */
 
 /* The candidates' seq types, in MatAutoCandidate's order, and their tables (found in the base's registry at registration) */
 static const char *const   MatAutoCandidateTypes[] = {MATSEQCMRSCUDA, MATSEQELLRCUDA, MATSEQRGCSRCUDA, MATSEQCSRCUDA};
@@ -285,6 +286,7 @@ static PetscErrorCode MatGPUFormatBuild_Auto(Mat A, MatGPUMatCSR *csr)
   PetscFunctionBegin;
   PetscCall(MatAutoGetData_Private(A, &a));
   a->chosen = -1;
+  PetscCall(PetscLogEventBegin(MAT_GPUMatChoose, A, 0, 0, 0));
   PetscCall(MatAutoRuleOf_Private(A, &k, a->why, sizeof(a->why)));
   if (a->timed) {
     MatAutoCandidate fastest;
@@ -297,6 +299,7 @@ static PetscErrorCode MatGPUFormatBuild_Auto(Mat A, MatGPUMatCSR *csr)
       PetscCall(PetscSNPrintf(a->why, sizeof(a->why), "the fastest product of the candidates on this matrix"));
     } else PetscCall(PetscSNPrintf(a->why, sizeof(a->why), "the rule's candidate, within %g %% of the fastest product on this matrix", (double)(100 * MATAUTO_TIMED_MARGIN)));
   }
+  PetscCall(PetscLogEventEnd(MAT_GPUMatChoose, A, 0, 0, 0));
   had_aj = csr->own_aj;
   had_aa = csr->own_aa;
   PetscCall(MatAutoTryBuild_Private(A, a, k, csr, &ierr));
@@ -420,7 +423,8 @@ static const MatGPUFormat MatGPUFormat_Auto = {
    CMRS otherwise. The rule was fitted on a suite of 86 real matrices on an H100 and an H200 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built and timed on
    the matrix itself (each built once and multiplied 11 times); the fastest is built again unless the rule's candidate
    is within 3 % of it (timing noise on small matrices).
-   `MatView()` (`-mat_view ::ascii_info`) says what was chosen and why.
+   `MatView()` (`-mat_view ::ascii_info`) says what was chosen and why; `-log_view` counts the choices and their time
+   in the event `GPUMatChoose` (inside `GPUMatBuild`).
 
    Everything else is that of the chosen format: the products, value refreshes, MPI halo exchange, factorizations
    and sparse products of petscgpumat. The candidates' options and setters apply to their parameters, used if they are
@@ -446,6 +450,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterAuto_Private(void)
 {
   PetscFunctionBegin;
   for (PetscInt k = 0; k < MATAUTO_NCANDIDATES; k++) PetscCall(MatGPUMatFindFormat(MatAutoCandidateTypes[k], &MatAutoCandidates[k]));
+  PetscCall(PetscLogEventRegister("GPUMatChoose", MAT_CLASSID, &MAT_GPUMatChoose));
   PetscCall(MatGPUMatRegisterFormat(&MatGPUFormat_Auto, MatCreate_SeqAIJAutoCUDA));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
