@@ -200,6 +200,20 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&B));
     PetscCall(MatDestroy(&C));
   }
+  { /* the type's functions on another type: a clear PETSc error for the getter, nothing for the setter (PETSc's convention) */
+    Mat            A;
+    MatType        got;
+    PetscErrorCode ierr;
+
+    m = 10;
+    for (PetscInt i = 0; i < m; i++) len[i] = 1;
+    PetscCall(MatFromRowLengths(MATSEQCMRSCUDA, m, m, len, &A));
+    TEST_EXPECT_ERROR(&ierr, MatAutoCUDAGetChoice(A, &got));
+    TEST_CHECK(ierr == PETSC_ERR_SUP, "MatAutoCUDAGetChoice() on a cmrscuda matrix: PETSC_ERR_SUP (%d)", (int)ierr);
+    TEST_EXPECT_ERROR(&ierr, MatAutoCUDASetTimed(A, PETSC_TRUE));
+    TEST_CHECK(ierr == PETSC_SUCCESS, "MatAutoCUDASetTimed() on a cmrscuda matrix does nothing (%d)", (int)ierr);
+    PetscCall(MatDestroy(&A));
+  }
   PetscCall(PetscFree(len));
   PetscCall(PetscFinalize());
   return TestExitCode();
