@@ -219,54 +219,72 @@ static int MatAutoCompareFloat_Private(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
+/* Candidate k (built) multiplies args' vector 2 + 9 times on the legacy stream: the median time of one product */
+static PetscErrorCode MatAutoTimeOne_Private(Mat A, Mat_SeqAutoCUDA *a, PetscInt k, const MatGPUMultArgs *args, cudaEvent_t ev[], PetscReal *median)
+{
+  const int warm = 2, reps = 9;
+  float     ms[9];
+
+  PetscFunctionBegin;
+  for (int r = 0; r < warm; r++) PetscCall(a->cand[k]->mult(A, args));
+  PetscCallCUDA(cudaEventRecord(ev[0], cudaStreamLegacy));
+  for (int r = 0; r < reps; r++) {
+    PetscCall(a->cand[k]->mult(A, args));
+    PetscCallCUDA(cudaEventRecord(ev[r + 1], cudaStreamLegacy));
+  }
+  PetscCallCUDA(cudaEventSynchronize(ev[reps]));
+  for (int r = 0; r < reps; r++) PetscCallCUDA(cudaEventElapsedTime(&ms[r], ev[r], ev[r + 1]));
+  qsort(ms, reps, sizeof(float), MatAutoCompareFloat_Private);
+  *median = ms[reps / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The timed choice: each candidate is built from csr (copying its entries: none may keep them, the next one reads
-  them), multiplies a vector 2 + 9 times on the device, and is freed; *best is the fastest median. Its cost is reported.
+  them), multiplies a vector 2 + 9 times on the device, and is freed; *best is the fastest median. Its cost is
+  reported. The vectors, events and a candidate's layout are freed on every path, errors included.
 */
 static PetscErrorCode MatAutoTime_Private(Mat A, Mat_SeqAutoCUDA *a, MatGPUMatCSR *csr, MatAutoCandidate *best)
 {
-  const int      warm = 2, reps = 9;
+  const size_t   nx = (size_t)PetscMax(A->cmap->n, 1), nz = (size_t)PetscMax(csr->m, 1);
   PetscScalar   *x = NULL, *z = NULL;
   cudaEvent_t    ev[10];
+  int            nev = 0;
   PetscLogDouble t0, t1;
+  PetscErrorCode ierr;
+  cudaError_t    cerr = cudaSuccess;
 
   PetscFunctionBegin;
   PetscCall(PetscTime(&t0));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)PetscMax(A->cmap->n, 1) * sizeof(PetscScalar), (void **)&x));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)PetscMax(csr->m, 1) * sizeof(PetscScalar), (void **)&z));
-  PetscCallCUDA(cudaMemsetAsync(x, 0, (size_t)PetscMax(A->cmap->n, 1) * sizeof(PetscScalar), cudaStreamLegacy));
-  for (int e = 0; e < reps + 1; e++) PetscCallCUDA(cudaEventCreate(&ev[e]));
   *best = MATAUTO_CMRS;
-  for (PetscInt k = 0; k < MATAUTO_NCANDIDATES; k++) {
+  ierr  = MatGPUMatDeviceMalloc(A, nx * sizeof(PetscScalar), (void **)&x);
+  if (!ierr) ierr = MatGPUMatDeviceMalloc(A, nz * sizeof(PetscScalar), (void **)&z);
+  if (!ierr) cerr = cudaMemsetAsync(x, 0, nx * sizeof(PetscScalar), cudaStreamLegacy);
+  while (!ierr && cerr == cudaSuccess && nev < 10) {
+    cerr = cudaEventCreate(&ev[nev]);
+    if (cerr == cudaSuccess) nev++;
+  }
+  for (PetscInt k = 0; !ierr && cerr == cudaSuccess && k < MATAUTO_NCANDIDATES; k++) {
     MatGPUMatCSR   copy = *csr;
     MatGPUMultArgs args = {(void *)cudaStreamLegacy, x, NULL, z, 0, 0};
-    float          ms[9];
-    PetscErrorCode ierr;
+    PetscErrorCode refused;
 
     copy.own_aj = NULL;
     copy.own_aa = NULL;
-    PetscCall(MatAutoTryBuild_Private(A, a, k, &copy, &ierr));
-    if (ierr) {
-      a->ms[k] = -1;
-      continue;
-    }
-    for (int r = 0; r < warm; r++) PetscCall(a->cand[k]->mult(A, &args));
-    PetscCallCUDA(cudaEventRecord(ev[0], cudaStreamLegacy));
-    for (int r = 0; r < reps; r++) {
-      PetscCall(a->cand[k]->mult(A, &args));
-      PetscCallCUDA(cudaEventRecord(ev[r + 1], cudaStreamLegacy));
-    }
-    PetscCallCUDA(cudaEventSynchronize(ev[reps]));
-    for (int r = 0; r < reps; r++) PetscCallCUDA(cudaEventElapsedTime(&ms[r], ev[r], ev[r + 1]));
-    qsort(ms, reps, sizeof(float), MatAutoCompareFloat_Private);
-    a->ms[k] = ms[reps / 2];
-    if (a->ms[*best] < 0 || a->ms[k] < a->ms[*best]) *best = (MatAutoCandidate)k;
-    PetscCall(a->cand[k]->freedevice(A));
+    a->ms[k]    = -1;
+    ierr        = MatAutoTryBuild_Private(A, a, k, &copy, &refused);
+    if (ierr || refused) continue;
+    ierr = MatAutoTimeOne_Private(A, a, k, &args, ev, &a->ms[k]);
+    if (!ierr && (a->ms[*best] < 0 || a->ms[k] < a->ms[*best])) *best = (MatAutoCandidate)k;
+    if (!ierr) ierr = a->cand[k]->freedevice(A);
+    else (void)a->cand[k]->freedevice(A);
     a->active = -1;
   }
-  for (int e = 0; e < reps + 1; e++) PetscCallCUDA(cudaEventDestroy(ev[e]));
+  while (nev > 0) (void)cudaEventDestroy(ev[--nev]);
   PetscCall(MatGPUMatDeviceFree((void **)&x));
   PetscCall(MatGPUMatDeviceFree((void **)&z));
+  PetscCall(ierr);
+  PetscCallCUDA(cerr);
   PetscCall(PetscTime(&t1));
   a->cost_ms = 1000.0 * (t1 - t0);
   PetscFunctionReturn(PETSC_SUCCESS);
