@@ -21,11 +21,15 @@ FORMATS = OrderedDict([
     (("cmrscuda", "mat_cmrs_variant:basic"), "cmrscuda basic"),
     (("rgcsrcuda", ""), "rgcsrcuda"),
     (("rgcsrcuda", SORT), "rgcsrcuda reordered"),
+    (("csrcuda", ""), "csrcuda"),
+    (("autocuda", ""), "autocuda"),
+    (("autocuda", "mat_auto_timed:1"), "autocuda timed"),
 ])
 COLORS = {"sellcuda": "tab:orange", "ellrcuda": "tab:blue", "cmrscuda": "tab:green", "cmrscuda padded": "tab:olive", "cmrscuda basic": "tab:cyan",
-          "rgcsrcuda": "tab:red", "rgcsrcuda reordered": "tab:purple", "aijcusparse": "tab:gray"}
+          "rgcsrcuda": "tab:red", "rgcsrcuda reordered": "tab:purple", "aijcusparse": "tab:gray", "csrcuda": "tab:brown",
+          "autocuda": "black", "autocuda timed": "tab:pink"}
 MARKERS = {"sellcuda": "s", "ellrcuda": "o", "cmrscuda": "^", "cmrscuda padded": "v", "cmrscuda basic": "<", "rgcsrcuda": "D",
-           "rgcsrcuda reordered": "d"}
+           "rgcsrcuda reordered": "d", "csrcuda": "x", "autocuda": "*", "autocuda timed": "P"}
 
 
 def fnum(x):
