@@ -336,14 +336,25 @@ static PetscErrorCode MatGPUFormatBuild_Auto(Mat A, MatGPUMatCSR *csr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatGPUFormatCopyValues_Auto(Mat A, MatGPUMatCSR *csr)
+/* The candidate whose layout is on the device: what value refreshes and products forward to */
+static PetscErrorCode MatAutoActive_Private(Mat A, const MatGPUFormat **f)
 {
   Mat_SeqAutoCUDA *a;
 
   PetscFunctionBegin;
   PetscCall(MatAutoGetData_Private(A, &a));
-  PetscCheck(a->active >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A value refresh without a built format");
-  PetscCall(a->cand[a->active]->copyvalues(A, csr));
+  PetscCheck(a->active >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s has no format built on the device", ((PetscObject)A)->type_name);
+  *f = a->cand[a->active];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUFormatCopyValues_Auto(Mat A, MatGPUMatCSR *csr)
+{
+  const MatGPUFormat *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAutoActive_Private(A, &f));
+  PetscCall(f->copyvalues(A, csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -360,40 +371,40 @@ static PetscErrorCode MatGPUFormatFreeDevice_Auto(Mat A)
 
 static PetscErrorCode MatGPUFormatMult_Auto(Mat A, const MatGPUMultArgs *args)
 {
-  Mat_SeqAutoCUDA *a;
+  const MatGPUFormat *f = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatAutoGetData_Private(A, &a));
-  PetscCheck(a->active >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product without a built format");
-  PetscCall(a->cand[a->active]->mult(A, args));
+  PetscCall(MatAutoActive_Private(A, &f));
+  PetscCall(f->mult(A, args));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatGPUFormatMultTranspose_Auto(Mat A, const MatGPUMultArgs *args)
 {
-  Mat_SeqAutoCUDA *a;
+  const MatGPUFormat *f = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatAutoGetData_Private(A, &a));
-  PetscCheck(a->active >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product without a built format");
-  PetscCall(a->cand[a->active]->multtranspose(A, args));
+  PetscCall(MatAutoActive_Private(A, &f));
+  PetscCall(f->multtranspose(A, args));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The chosen candidate's block kernel, where it has one (asked before the first build: the rule's candidate) */
+/* The built candidate's block kernel, where it has one (asked before the first build: the rule's candidate's) */
 static PetscErrorCode MatGPUFormatMultBlock_Auto(Mat A, PetscInt n, const MatGPUMultArgs *args, PetscBool *can)
 {
-  Mat_SeqAutoCUDA *a;
-  MatAutoCandidate k;
+  Mat_SeqAutoCUDA    *a;
+  const MatGPUFormat *f = NULL;
+  MatAutoCandidate    k;
 
   PetscFunctionBegin;
   PetscCall(MatAutoGetData_Private(A, &a));
-  if (args) {
-    PetscCheck(a->active >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product without a built format");
-    k = (MatAutoCandidate)a->active;
-  } else PetscCall(MatAutoCurrent_Private(A, a, &k));
+  if (args) PetscCall(MatAutoActive_Private(A, &f));
+  else {
+    PetscCall(MatAutoCurrent_Private(A, a, &k));
+    f = a->cand[k];
+  }
   *can = PETSC_FALSE;
-  if (a->cand[k]->multblock) PetscCall(a->cand[k]->multblock(A, n, args, can));
+  if (f->multblock) PetscCall(f->multblock(A, n, args, can));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
