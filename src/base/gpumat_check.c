@@ -16,6 +16,7 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
   PetscCall(PetscOptionsBool("-mat_gpumat_block_kernel", "Products with dense blocks of at most 8 vectors run the format's own block kernel where its layout has one (else, or with 0: cuSPARSE SpMM on an aijcusparse copy)", "", MatGPUMatBlockKernelOn, &MatGPUMatBlockKernelOn, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsEnum("-mat_gpumat_trisolve", "Where the triangular solves of factors made with no solver type named run: auto (the faster by a model of both), device, host", "MatGetFactor", MatGPUMatTriSolveModes, (PetscEnum)MatGPUMatTriSolve, (PetscEnum *)&MatGPUMatTriSolve, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_device_factor", "cuSPARSE's ILU(0)/ICC(0) of our types factored from the device CSR the matrix holds (0: through an aijcusparse copy, uploaded)", "MatGetFactor", MatGPUMatDeviceFactorOn, &MatGPUMatDeviceFactorOn, NULL));
   PetscCall(PetscOptionsReal("-mat_gpumat_trisolve_level_us", "auto: the device's cost of one level set of a triangular solve, in microseconds (the GPU-dependent term of the rule)", "MatGPUMatGetTriangularLevels", MatGPUMatTriSolveLevelUs, &MatGPUMatTriSolveLevelUs, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

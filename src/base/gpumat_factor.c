@@ -2,10 +2,11 @@
   Factorizations of the seq petscgpumat types (LU, ILU, Cholesky, ICC), for PCLU/PCILU/PCICC/PCCHOLESKY and the
   blocks of PCBJACOBI and PCASM:
   - MATSOLVERCUSPARSE (-pc_factor_mat_solver_type cusparse, and the default where a device is usable and the
-    solves are faster there: gpumat_trisolve.c): the factor of PETSc's aijcusparse, made from the matrix's device
-    CSR, a MATSEQAIJCUSPARSE shadow over its host arrays (gpumat_shadow.c) that the base keeps and whose device
-    values follow ours at each numeric factorization. ILU(0)/ICC(0) factor on the device, the others on the host;
-    the triangular solves run on the device.
+    solves are faster there: gpumat_trisolve.c): the factor of PETSc's aijcusparse. ILU(0)/ICC(0) in the natural
+    ordering factor on the device from the device CSR the matrix already holds (gpumat_factor_device.c); the others
+    factor on the host through a MATSEQAIJCUSPARSE shadow over the matrix's host arrays (gpumat_shadow.c) that the
+    base keeps and whose device values follow ours at each numeric factorization. The triangular solves run on
+    the device.
   - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device, or
     where the host solves faster): gpumat_factor_host.c.
   Also: the default chooser, the in-place factorizations, the registration.
@@ -101,10 +102,18 @@ static PetscErrorCode MatLUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ILU(0)/ICC(0) in the natural ordering: factored on the device from A's device CSR (gpumat_factor_device.c) */
 static PetscErrorCode MatILUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
+  PetscBool device;
+
   PetscFunctionBegin;
-  GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, info);
+  PetscCall(MatGPUMatDeviceFactorTakes(A, r, c, info, &device));
+  if (device) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ILU, info));
+  else {
+    PetscCall(MatGPUMatDeviceFactorRelease(F));
+    GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, info);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -117,8 +126,15 @@ static PetscErrorCode MatCholeskyFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r,
 
 static PetscErrorCode MatICCFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, const MatFactorInfo *info)
 {
+  PetscBool device;
+
   PetscFunctionBegin;
-  GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, info);
+  PetscCall(MatGPUMatDeviceFactorTakes(A, r, r, info, &device));
+  if (device) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ICC, info));
+  else {
+    PetscCall(MatGPUMatDeviceFactorRelease(F));
+    GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, info);
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

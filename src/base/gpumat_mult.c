@@ -53,6 +53,14 @@ PetscErrorCode MatGPUMatCopyOnDevice(void *dst, const void *src, size_t bytes)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Device to device on `stream` (a cudaStream_t); nothing where dst is NULL (not wanted) */
+PetscErrorCode MatGPUMatCopyOnStream(void *dst, const void *src, size_t bytes, void *stream)
+{
+  PetscFunctionBegin;
+  if (dst && bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Fail early, with the sizes, when a build would not fit in the free device memory. */
 PetscErrorCode MatGPUMatCheckDeviceMemory(Mat A, size_t bytes, const char *what)
 {

@@ -389,6 +389,18 @@ static PetscErrorCode MatGPUFormatMultTranspose_Auto(Mat A, const MatGPUMultArgs
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The built candidate's layout, where it holds the CSR's entries in CSR order */
+static PetscErrorCode MatGPUFormatCopyCSR_Auto(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+{
+  const MatGPUFormat *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAutoActive_Private(A, &f));
+  *can = PETSC_FALSE;
+  if (f->copycsr) PetscCall(f->copycsr(A, stream, d_aj, d_aa, can));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The built candidate's block kernel, where it has one (asked before the first build: the rule's candidate's) */
 static PetscErrorCode MatGPUFormatMultBlock_Auto(Mat A, PetscInt n, const MatGPUMultArgs *args, PetscBool *can)
 {
@@ -438,6 +450,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
   .multblock      = MatGPUFormatMultBlock_Auto,
   .inner          = MatGPUFormatInner_Auto,
   .destroy        = MatGPUFormatDestroy_Auto,
+  .copycsr        = MatGPUFormatCopyCSR_Auto,
 };
 
 /*MC

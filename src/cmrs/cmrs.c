@@ -490,6 +490,24 @@ static PetscErrorCode MatGPUFormatMultTranspose_CMRS(Mat A, const MatGPUMultArgs
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The unsorted, unpadded layouts keep the CSR's entries in its order: the values as they are, the column indices
+  with RowInStrip in their high bits where packed (masked off here)
+*/
+static PetscErrorCode MatGPUFormatCopyCSR_CMRS(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *can = (PetscBool)(!c->sorted && !c->M && sizeof(PetscInt) == sizeof(unsigned int));
+  if (!*can) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatCopyOnStream(d_aa, c->d_val, (size_t)c->nnz * sizeof(PetscScalar), stream));
+  if (d_aj && c->packed) PetscCall(MatCMRSCUDALaunchUnpackColumns(stream, c->nnz, c->d_col, d_aj));
+  else PetscCall(MatGPUMatCopyOnStream(d_aj, c->d_col, (size_t)c->nnz * sizeof(PetscInt), stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
 {
   Mat_SeqCMRSCUDA *c;
@@ -539,6 +557,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   .getinfo        = MatGPUFormatGetInfo_CMRS,
   .compose        = MatComposeCMRS_Private,
   .multblock      = MatGPUFormatMultBlock_CMRS,
+  .copycsr        = MatGPUFormatCopyCSR_CMRS,
 };
 
 /*MC

@@ -225,6 +225,12 @@ __global__ void cmrs_pack(int m, int H, int strips, const PetscInt *__restrict__
   }
   if (i <= strips) sp[i] = ai[min(i * H, (long long)m)];
 }
+
+/* The CSR column indices of a packed layout: RowInStrip masked off */
+__global__ void cmrs_unpack(long long nnz, const unsigned int *__restrict__ col, PetscInt *__restrict__ out)
+{
+  for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < nnz; k += (long long)gridDim.x * blockDim.x) out[k] = (PetscInt)(col[k] & CMRS_COL_MASK);
+}
 } // namespace
 
 PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
@@ -250,5 +256,16 @@ PetscErrorCode MatCMRSCUDALaunchPack(PetscInt m, PetscInt H, PetscInt strips, co
   PetscFunctionBegin;
   cmrs_pack<<<blocks, threads>>>((int)m, (int)H, (int)strips, ai, col, sp); /* the base's build stream (the legacy one), which it synchronizes */
   PetscCall(MatGPUMatCheckLaunch(NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSCUDALaunchUnpackColumns(void *stream, PetscCount nnz, const unsigned int *col, PetscInt *out)
+{
+  const unsigned int threads = 256, blocks = (unsigned int)PetscMin((nnz + threads - 1) / threads, (PetscCount)65535 * 8);
+
+  PetscFunctionBegin;
+  if (!nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  cmrs_unpack<<<blocks, threads, 0, (cudaStream_t)stream>>>((long long)nnz, col, out);
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,14 +8,8 @@
   format; outside it only the registration (src/petscgpumatregis.c), the public names (include/petscgpumat.h) and
   -lcusparse (makefile) name it.
 */
-#include <petscgpumat/private/gpumatimpl.h>
-#include <petscdevice_cuda.h> /* cuSPARSE, PetscCallCUSPARSE() */
+#include <petscgpumat/private/gpumatcusparse.h>
 
-#if defined(PETSC_USE_REAL_SINGLE)
-  #define MATCSR_CUDA_SCALAR CUDA_R_32F
-#else
-  #define MATCSR_CUDA_SCALAR CUDA_R_64F
-#endif
 #define MATCSR_INDEX (sizeof(PetscInt) == 8 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I)
 
 typedef struct {
@@ -36,29 +30,6 @@ typedef struct {
 } Mat_SeqCSRCUDA;
 
 static const MatGPUFormat MatGPUFormat_CSR;
-
-/* One cuSPARSE handle for the process (the stream is set at each product), destroyed at PetscFinalize() */
-static cusparseHandle_t MatCSRHandle = NULL;
-
-static PetscErrorCode MatCSRDestroyHandle_Private(void)
-{
-  PetscFunctionBegin;
-  if (MatCSRHandle) PetscCallCUSPARSE(cusparseDestroy(MatCSRHandle));
-  MatCSRHandle = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatCSRGetHandle_Private(void *stream, cusparseHandle_t *handle)
-{
-  PetscFunctionBegin;
-  if (!MatCSRHandle) {
-    PetscCallCUSPARSE(cusparseCreate(&MatCSRHandle));
-    PetscCall(PetscRegisterFinalize(MatCSRDestroyHandle_Private));
-  }
-  PetscCallCUSPARSE(cusparseSetStream(MatCSRHandle, (cudaStream_t)stream));
-  *handle = MatCSRHandle;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static PetscErrorCode MatCSRGetData_Private(Mat A, Mat_SeqCSRCUDA **c)
 {
@@ -205,7 +176,20 @@ static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&c->d_aa));
     PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)csr->nnz * sizeof(PetscScalar)));
   }
-  if (c->m && c->nnz) PetscCallCUSPARSE(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATCSR_CUDA_SCALAR));
+  if (c->m && c->nnz) PetscCallCUSPARSE(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The layout is the CSR (of all rows: the base asks only where they are not compressed) */
+static PetscErrorCode MatGPUFormatCopyCSR_CSR(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  *can = PETSC_TRUE;
+  PetscCall(MatGPUMatCopyOnStream(d_aj, c->d_aj, (size_t)c->nnz * sizeof(PetscInt), stream));
+  PetscCall(MatGPUMatCopyOnStream(d_aa, c->d_aa, (size_t)c->nnz * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -235,15 +219,15 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
   cusparseHandle_t          handle = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatCSRGetHandle_Private(stream, &handle));
-  if (!c->vx[k]) PetscCallCUSPARSE(cusparseCreateDnVec(&c->vx[k], nx, (void *)x, MATCSR_CUDA_SCALAR));
+  PetscCall(MatGPUMatGetCUSPARSEHandle(stream, &handle));
+  if (!c->vx[k]) PetscCallCUSPARSE(cusparseCreateDnVec(&c->vx[k], nx, (void *)x, MATGPUMAT_CUDA_SCALAR));
   else PetscCallCUSPARSE(cusparseDnVecSetValues(c->vx[k], (void *)x));
-  if (!c->vz[k]) PetscCallCUSPARSE(cusparseCreateDnVec(&c->vz[k], nz, (void *)z, MATCSR_CUDA_SCALAR));
+  if (!c->vz[k]) PetscCallCUSPARSE(cusparseCreateDnVec(&c->vz[k], nz, (void *)z, MATGPUMAT_CUDA_SCALAR));
   else PetscCallCUSPARSE(cusparseDnVecSetValues(c->vz[k], (void *)z));
   if (c->sized_alg[k] != (int)alg) { /* size and analysis depend on the matrix and the algorithm, not on the vectors or beta */
     size_t need = 0;
 
-    PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, &need));
+    PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATGPUMAT_CUDA_SCALAR, alg, &need));
     if (need > c->bufsize[k]) {
       PetscCall(MatGPUMatDeviceFree(&c->buffer[k]));
       c->bytes -= c->bufsize[k];
@@ -253,11 +237,11 @@ static PetscErrorCode MatCSRSpMV_Private(Mat A, Mat_SeqCSRCUDA *c, PetscBool tra
       c->bytes += need;
     }
 #if CUDART_VERSION >= 12040 /* cuSPARSE 12.4's analysis of the matrix for the products to come */
-    PetscCallCUSPARSE(cusparseSpMV_preprocess(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
+    PetscCallCUSPARSE(cusparseSpMV_preprocess(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATGPUMAT_CUDA_SCALAR, alg, c->buffer[k]));
 #endif
     c->sized_alg[k] = (int)alg;
   }
-  PetscCallCUSPARSE(cusparseSpMV(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATCSR_CUDA_SCALAR, alg, c->buffer[k]));
+  PetscCallCUSPARSE(cusparseSpMV(handle, op, &one, c->descr, c->vx[k], &beta, c->vz[k], MATGPUMAT_CUDA_SCALAR, alg, c->buffer[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -315,6 +299,7 @@ static const MatGPUFormat MatGPUFormat_CSR = {
   .multtranspose  = MatGPUFormatMultTranspose_CSR,
   .getinfo        = MatGPUFormatGetInfo_CSR,
   .compose        = MatComposeCSR_Private,
+  .copycsr        = MatGPUFormatCopyCSR_CSR,
 };
 
 /*MC

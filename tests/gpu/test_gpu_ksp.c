@@ -262,6 +262,9 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscCall(PetscLogDefaultBegin());
   PetscCall(TestCreateLaplacian(2, 100, &A));
   PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_device_factor", "0")); /* ILU(0) through the shadow (CheckDeviceFactor: without) */
+  PetscCall(MatSetFromOptions(B));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_device_factor"));
   PetscCall(MatCreateVecs(B, &x, &y));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(MatMult(B, x, y)); /* the format's build: the base's own upload */
@@ -310,8 +313,212 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscCall(MatDestroy(&F));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_device_factor", "1"));
+  PetscCall(MatSetFromOptions(B));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_device_factor"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Builds of the device copy so far (the event GPUMatBuild) */
+static PetscErrorCode GPUMatBuilds(PetscInt *n)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId("GPUMatBuild", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = op(F)^-1 b with a device factor and with SeqAIJ's host factor Fh of the same matrix: the relative difference */
+static PetscErrorCode FactorSolveDifference(Mat F, Mat Fh, PetscBool transpose, Vec b, PetscReal *diff)
+{
+  Vec       x, xh, bh;
+  PetscReal nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecSet(x, NAN)); /* poisoned: the solve writes every entry */
+  PetscCall(MatCreateVecs(Fh, &xh, &bh));
+  PetscCall(VecCopy(b, bh));
+  if (transpose) {
+    PetscCall(MatSolveTranspose(F, b, x));
+    PetscCall(MatSolveTranspose(Fh, bh, xh));
+  } else {
+    PetscCall(MatSolve(F, b, x));
+    PetscCall(MatSolve(Fh, bh, xh));
+  }
+  PetscCall(VecNorm(xh, NORM_INFINITY, &nrm));
+  PetscCall(VecAXPY(xh, -1.0, x)); /* x back on the host */
+  PetscCall(VecNorm(xh, NORM_INFINITY, diff));
+  *diff = PetscIsNanReal(*diff) ? PETSC_MAX_REAL : *diff / nrm;
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&bh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  ILU(0) and ICC(0) factored and solved on the device from the matrix's device CSR: no upload where the format's
+  layout holds the CSR (cmrscuda, csrcuda; else one, the shadow's), whether the format was built before the
+  factorization or by it (once either way); solves and ILU's transposed solves against SeqAIJ's host factor, also after
+  new values refactored in place; the factor reports A's entries; a zero pivot is the factor's error, as on the host;
+  a missing diagonal entry an error at the symbolic phase
+*/
+static PetscErrorCode CheckDeviceFactor(const char *type)
+{
+  const MatFactorType ftype[] = {MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+  PetscBool           holds, cmrs;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(PetscStrcmp(type, MATCMRSCUDA, &cmrs));
+  PetscCall(PetscStrcmp(type, MATCSRCUDA, &holds));
+  holds = (PetscBool)(holds || cmrs);
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftype); f++) {
+    for (PetscInt first = 0; first < 2; first++) { /* 0: multiplied before it is factored, 1: factored first */
+      const PetscBool ilu = (PetscBool)(ftype[f] == MAT_FACTOR_ILU);
+      Mat             A, B, F, Fh;
+      Vec             x, b;
+      IS              row, col;
+      MatFactorInfo   finfo;
+      MatInfo         info, ainfo;
+      MatGPUMatInfo   ginfo;
+      MatSolverType   solver;
+      PetscInt        up[3], builds[2], nup;
+      PetscReal       diff;
+      PetscBool       cusparse;
+
+      if (ilu) PetscCall(CreateConvectionDiffusion(60, &A));
+      else PetscCall(TestCreateLaplacian(2, 60, &A));
+      PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+      PetscCall(MatCreateVecs(B, &x, &b));
+      PetscCall(VecSetRandom(b, NULL));
+      PetscCall(GPUMatBuilds(&builds[0]));
+      PetscCall(CUSPARSEUploads(&up[0]));
+      if (!first) PetscCall(MatMult(B, b, x));
+      PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
+      PetscCall(MatFactorInfoInitialize(&finfo));
+      finfo.fill = 1.0;
+      PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, ftype[f], &F));
+      PetscCall(MatGetFactor(A, MATSOLVERPETSC, ftype[f], &Fh));
+      if (ilu) {
+        PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
+        PetscCall(MatILUFactorSymbolic(Fh, A, row, col, &finfo));
+      } else {
+        PetscCall(MatICCFactorSymbolic(F, B, row, &finfo));
+        PetscCall(MatICCFactorSymbolic(Fh, A, row, &finfo));
+      }
+      for (PetscInt step = 0; step < 2; step++) { /* step 1: new values, the same pattern */
+        if (step) {
+          PetscCall(MatScale(A, 2.0));
+          PetscCall(MatShift(A, 0.5));
+          PetscCall(MatScale(B, 2.0));
+          PetscCall(MatShift(B, 0.5));
+        }
+        if (ilu) {
+          PetscCall(MatLUFactorNumeric(F, B, &finfo));
+          PetscCall(MatLUFactorNumeric(Fh, A, &finfo));
+        } else {
+          PetscCall(MatCholeskyFactorNumeric(F, B, &finfo));
+          PetscCall(MatCholeskyFactorNumeric(Fh, A, &finfo));
+        }
+        PetscCall(MatMult(B, b, x));
+        PetscCall(CUSPARSEUploads(&up[1 + step]));
+        PetscCall(FactorSolveDifference(F, Fh, PETSC_FALSE, b, &diff));
+        TEST_CHECK(diff <= 1e-10, "%s: device %s(0) (%s, %s) solves as SeqAIJ's host factor: relative difference %.2e", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", step ? "new values" : "first values", (double)diff);
+        if (ilu) {
+          PetscCall(FactorSolveDifference(F, Fh, PETSC_TRUE, b, &diff));
+          TEST_CHECK(diff <= 1e-10, "%s: device ILU(0) transposed solve (%s) as the host factor's: relative difference %.2e", type, step ? "new values" : "first values", (double)diff);
+        }
+      }
+      PetscCall(GPUMatBuilds(&builds[1]));
+      PetscCall(MatGPUMatGetInfo(B, &ginfo));
+      nup = up[1] - up[0];
+      TEST_CHECK(builds[1] - builds[0] == 1, "%s: %s(0) %s: the format is built once (%" PetscInt_FMT " builds)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", builds[1] - builds[0]);
+      TEST_CHECK(holds ? nup == 0 : nup <= 1, "%s: device %s(0) %s: %" PetscInt_FMT " uploads of an aijcusparse copy (expected %s)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", nup, holds ? "none: the layout holds the CSR" : "at most one");
+      TEST_CHECK((nup == 0) == (ginfo.device_csr_bytes == 0), "%s: an aijcusparse copy is kept (%zu bytes) exactly where one was uploaded (%" PetscInt_FMT ")", type, ginfo.device_csr_bytes, nup);
+      TEST_CHECK(!holds || up[2] == up[1], "%s: new values refactored from the format's refreshed layout (%" PetscInt_FMT " uploads)", type, up[2] - up[1]);
+      PetscCall(MatFactorGetSolverType(F, &solver));
+      PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
+      PetscCall(MatGetInfo(F, MAT_LOCAL, &info));
+      PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+      TEST_CHECK(cusparse && info.nz_used == ainfo.nz_used, "%s: the device factor is cuSPARSE's (%s) and reports the matrix's entries (%.0f, matrix %.0f)", type, solver, info.nz_used, ainfo.nz_used);
+      PetscCall(ISDestroy(&row));
+      PetscCall(ISDestroy(&col));
+      PetscCall(MatDestroy(&F));
+      PetscCall(MatDestroy(&Fh));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&b));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&A));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Zero pivots of the device factor, as SeqAIJ's host factor has them: a zero on the diagonal is the factor's error
+  (MatFactorGetError(): a KSP's PC then fails, the solve says why), a missing diagonal entry an error at once
+*/
+static PetscErrorCode CheckDeviceFactorPivots(const char *type)
+{
+  const PetscInt n = 50;
+  Mat            A, F;
+  IS             row, col;
+  MatFactorInfo  finfo;
+  MatFactorError err;
+  PetscErrorCode ierr;
+  Vec            x, b;
+  KSP            ksp;
+  PC             pc;
+  KSPConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  for (PetscInt missing = 0; missing < 2; missing++) {
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 3, NULL, &A));
+    for (PetscInt i = 0; i < n; i++) {
+      if (i > 0) PetscCall(MatSetValue(A, i, i - 1, -1.0, INSERT_VALUES));
+      if (i < n - 1) PetscCall(MatSetValue(A, i, i + 1, -1.0, INSERT_VALUES));
+      if (!(missing && i == 7)) PetscCall(MatSetValue(A, i, i, !missing && i == 0 ? 0.0 : 4.0, INSERT_VALUES)); /* a zero first pivot (a stored zero), or no diagonal entry in row 7 */
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
+    PetscCall(MatFactorInfoInitialize(&finfo));
+    finfo.fill = 1.0;
+    PetscCall(MatGetFactor(A, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &F));
+    TEST_EXPECT_ERROR(&ierr, MatILUFactorSymbolic(F, A, row, col, &finfo));
+    if (missing) TEST_CHECK(ierr == PETSC_ERR_ARG_WRONGSTATE, "%s: device ILU(0) of a matrix missing a diagonal entry: error %d (expected %d)", type, (int)ierr, (int)PETSC_ERR_ARG_WRONGSTATE);
+    else {
+      TEST_CHECK(ierr == PETSC_SUCCESS, "%s: device ILU(0) symbolic phase with a stored zero on the diagonal: error %d", type, (int)ierr);
+      PetscCall(MatLUFactorNumeric(F, A, &finfo));
+      PetscCall(MatFactorGetError(F, &err));
+      TEST_CHECK(err == MAT_FACTOR_NUMERIC_ZEROPIVOT, "%s: device ILU(0) with a zero pivot: the factor's error is %d (expected MAT_FACTOR_NUMERIC_ZEROPIVOT)", type, (int)err);
+      PetscCall(MatCreateVecs(A, &x, &b));
+      PetscCall(VecSet(b, 1.0));
+      PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+      PetscCall(KSPSetOperators(ksp, A, A));
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCILU));
+      PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERCUSPARSE));
+      PetscCall(KSPSolve(ksp, b, x));
+      PetscCall(KSPGetConvergedReason(ksp, &reason));
+      TEST_CHECK(reason == KSP_DIVERGED_PC_FAILED, "%s: KSP with the device ILU(0) of a zero pivot: reason %s (expected DIVERGED_PC_FAILED)", type, KSPConvergedReasons[reason]);
+      PetscCall(KSPDestroy(&ksp));
+      PetscCall(VecDestroy(&x));
+      PetscCall(VecDestroy(&b));
+    }
+    PetscCall(MatDestroy(&F));
+    PetscCall(ISDestroy(&row));
+    PetscCall(ISDestroy(&col));
+    PetscCall(MatDestroy(&A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -512,6 +719,8 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
+    PetscCall(CheckDeviceFactor(types[t]));
+    PetscCall(CheckDeviceFactorPivots(types[t]));
     PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
     PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));

@@ -80,5 +80,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScan(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchPack(PetscInt, PetscInt, PetscInt, const PetscInt *, unsigned int *, PetscCount *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchUnpackColumns(void *, PetscCount, const unsigned int *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultBlock(void *, const Mat_SeqCMRSCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *);

@@ -74,6 +74,10 @@ struct _MatGPUFormat {
      through which MatGPUMatGetData() answers that format's code; and what to free of its data besides the struct */
   PetscErrorCode (*inner)(Mat, const MatGPUFormat *, void **);          /* optional */
   PetscErrorCode (*destroy)(void *);                                     /* optional */
+  /* optional: where the built layout holds the entries in CSR order, copy its column indices and values (either
+     array may be NULL: not wanted) into device arrays of nnz, on the given stream (*can: PETSC_FALSE where it does
+     not hold them so); what reads the device CSR besides the products (MatGPUMatCopyDeviceCSR()) then needs no upload */
+  PetscErrorCode (*copycsr)(Mat, void *, PetscInt *, PetscScalar *, PetscBool *);
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
@@ -87,6 +91,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowOf(Mat, MatGPUMatShadow *, Mat *);
+/* X's current device CSR (row offsets, column indices, values; NULL: not wanted) copied into device arrays, from the
+   format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
+PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
 
 /* What the formats plan from (src/base/gpumat_rowstats.c): A's rows as the device copy holds them */
 typedef struct {
@@ -220,6 +227,11 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gp
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
 PETSC_INTERN PetscErrorCode MatLUFactor_GPUMat(Mat, IS, IS, const MatFactorInfo *); /* src/base/gpumat_factor.c */
 PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_Petsc(Mat, MatFactorType, Mat *);   /* src/base/gpumat_factor_host.c */
+/* ILU(0)/ICC(0) factored and solved on the device from the matrix's device CSR (src/base/gpumat_factor_device.c) */
+PETSC_INTERN PetscBool      MatGPUMatDeviceFactorOn; /* -mat_gpumat_device_factor */
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorTakes(Mat, IS, IS, const MatFactorInfo *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat, Mat, MatFactorType, const MatFactorInfo *);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorRelease(Mat);
 /* Factors: GPUMAT_PUT_IN_FRONT where the factor has the slot filled */
 #define GPUMAT_WRAP_FACTOR_SLOT(F, op, saved, ours) \
   do { \
@@ -249,6 +261,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnDevice(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
 PETSC_INTERN PetscErrorCode MatGPUMatSetVecType(Mat, PetscBool);

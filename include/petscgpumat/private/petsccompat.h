@@ -70,3 +70,11 @@ typedef PetscCtxRt PetscGPUMatCtxArg;
   #define PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT 1
   #define PetscGPUMatSeqAIJCUSPARSEGetIJ(A, compressed, i, j) MatSeqAIJCUSPARSEGetIJ(A, compressed, i, j)
 #endif
+
+/* MatFactorInfo.factoronhost (-pc_factor_mat_factor_on_host: device matrix types factor on the host), in 3.24's
+   MatFactorInfo and not in 3.22's; read from 3.24 on */
+#if PETSC_VERSION_LT(3, 24, 0)
+  #define PetscGPUMatFactorOnHost(info) PETSC_FALSE
+#else
+  #define PetscGPUMatFactorOnHost(info) ((info)->factoronhost)
+#endif
