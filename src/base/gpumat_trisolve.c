@@ -100,12 +100,33 @@ PetscErrorCode MatGPUMatGetTriangularLevels(Mat A, PetscInt *lower, PetscInt *up
 }
 
 /*
+  The level sets of A's triangles, counted once per nonzero pattern: a PC that factors asks twice (PCSetFromOptions()
+  gets a factor to learn its ordering, PCSetUp() the one it keeps), and each pass reads the whole CSR (lap3d27 100^3:
+  ~17 ms). A count stopped at a cap serves a later question with a cap no larger.
+*/
+static PetscErrorCode MatGPUMatTriangularLevelsCached_Private(Mat A, PetscInt cap, PetscInt *lower, PetscInt *upper)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!(g->levels_counted && g->levels_nonzerostate == A->nonzerostate && (cap <= g->levels_cap || g->levels[0] + g->levels[1] <= g->levels_cap))) {
+    PetscCall(MatGPUMatTriangularLevels_Private(A, cap, &g->levels[0], &g->levels[1]));
+    g->levels_counted      = PETSC_TRUE;
+    g->levels_nonzerostate = A->nonzerostate;
+    g->levels_cap          = cap;
+  }
+  *lower = g->levels[0];
+  *upper = g->levels[1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Whether the factor of `ftype` of A (assembled or not) solves on the device; `why` says why, for PetscInfo and
   MatView. Called only where a device is usable and A is not bound to the CPU.
 */
 PetscErrorCode MatGPUMatTriSolveOnDevice(Mat A, MatFactorType ftype, PetscBool *device, char why[], size_t len)
 {
-  PetscInt lower, upper;
+  PetscInt lower = 0, upper = 0;
 
   PetscFunctionBegin;
   *device = PETSC_TRUE;
@@ -131,7 +152,7 @@ PetscErrorCode MatGPUMatTriSolveOnDevice(Mat A, MatFactorType ftype, PetscBool *
     thost = TRISOLVE_HOST_US((PetscReal)A->rmap->n, nnz);
     /* the most level sets with which the device can still win: the pass stops beyond them (a host choice costs less) */
     cap = (thost - TRISOLVE_DEVICE_US(0.0, nnz)) / MatGPUMatTriSolveLevelUs;
-    PetscCall(MatGPUMatTriangularLevels_Private(A, (PetscInt)PetscMin(PetscMax(cap, 0.0), (PetscReal)PETSC_INT_MAX / 2), &lower, &upper));
+    PetscCall(MatGPUMatTriangularLevelsCached_Private(A, (PetscInt)PetscMin(PetscMax(cap, 0.0), (PetscReal)PETSC_INT_MAX / 2), &lower, &upper));
     tdev    = TRISOLVE_DEVICE_US((PetscReal)(lower + upper), nnz);
     *device = (PetscBool)(tdev <= thost);
     PetscCall(PetscSNPrintf(why, len, "a solve predicted %.3g us there against %s%.3g us on the %s (%s%" PetscInt_FMT " level sets, %.0f nonzeros)", (double)(*device ? tdev : thost), *device ? "" : "at least ", (double)(*device ? thost : tdev), *device ? "host" : "device", *device ? "" : "at least ", lower + upper, (double)nnz));

@@ -142,6 +142,11 @@ typedef struct {
   /* where the triangular solves of the last factor made with no solver type named run, and why (MatView) */
   char      trisolve_why[192];
   PetscBool trisolve_device;
+  /* the level sets of the triangles that decided it, kept for the nonzero pattern they were counted on (the count
+     stops at levels_cap: beyond it the host wins) */
+  PetscBool        levels_counted;
+  PetscObjectState levels_nonzerostate;
+  PetscInt         levels[2], levels_cap;
 } Mat_GPUMat;
 
 PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp;
