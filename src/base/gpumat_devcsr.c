@@ -18,7 +18,7 @@ static PetscErrorCode MatGPUMatCopyFormatCSR_Private(Mat A, void *stream, PetscI
   if (!g->format->copycsr || g->csr.mat) PetscFunctionReturn(PETSC_SUCCESS); /* with a shadow, the shadow's arrays are the device CSR */
   PetscCall(MatGPUMatSyncDevice(A));
   if (g->cai || !g->d_ai) PetscFunctionReturn(PETSC_SUCCESS); /* compressed rows: the layout holds only the nonempty ones */
-  PetscCall(g->format->copycsr(A, stream, d_aj, d_aa, done));
+  PetscCall(g->format->copycsr(A, stream, g->d_ai, d_aj, d_aa, done));
   if (*done) PetscCall(MatGPUMatCopyOnStream(d_ai, g->d_ai, (size_t)(A->rmap->n + 1) * sizeof(PetscInt), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -51,7 +51,7 @@ typedef struct {
   PetscCount    nnz;
   PetscInt     *d_ai, *d_aj; /* the pattern, the factor's own copy (32-bit: PetscInt is int where this factor runs) */
   PetscScalar  *d_val;       /* the matrix's values, factored in place: unit L and U (ILU), or L (ICC) */
-  PetscScalar  *d_y;         /* the intermediate vector of the two solves */
+  PetscScalar  *d_x, *d_y;   /* d_y: the intermediate vector of the two solves; d_x: with it, the vectors of the solves' analyses */
 
   cusparseMatDescr_t   descr;
   csrilu02Info_t       ilu;
@@ -91,6 +91,7 @@ static PetscErrorCode MatGPUMatDeviceFactorReset_Private(MatGPUMatDeviceFactor *
   PetscCall(MatGPUMatDeviceFree((void **)&f->d_ai));
   PetscCall(MatGPUMatDeviceFree((void **)&f->d_aj));
   PetscCall(MatGPUMatDeviceFree((void **)&f->d_val));
+  PetscCall(MatGPUMatDeviceFree((void **)&f->d_x));
   PetscCall(MatGPUMatDeviceFree((void **)&f->d_y));
   PetscCall(MatGPUMatShadowReset(&f->other));
   f->m = 0, f->nnz = 0;
@@ -164,10 +165,10 @@ static void MatGPUMatTriSolveOf_Private(const MatGPUMatDeviceFactor *f, MatGPUMa
 }
 
 /*
-  Solve k from the vector f->vx points at into the one f->vy points at; its descriptor made and analysed at its
-  first use, brought up to date after a numeric factorization
+  Solve k made ready: its descriptor made and analysed at its first use (with the vectors f->vx and f->vy point at),
+  brought up to date after a numeric factorization
 */
-static PetscErrorCode MatGPUMatDeviceFactorTriSolve_Private(Mat F, MatGPUMatDeviceFactor *f, cusparseHandle_t handle, MatGPUMatTriSolveKind k)
+static PetscErrorCode MatGPUMatDeviceFactorTriSolveReady_Private(Mat F, MatGPUMatDeviceFactor *f, cusparseHandle_t handle, MatGPUMatTriSolveKind k)
 {
   const PetscScalar    one = 1.0;
   cusparseSpMatDescr_t T;
@@ -192,6 +193,19 @@ static PetscErrorCode MatGPUMatDeviceFactorTriSolve_Private(Mat F, MatGPUMatDevi
     PetscCallCUSPARSE(cusparseSpSV_analysis(handle, op, &one, T, f->vx, f->vy, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, f->sv[k], f->svbuf[k]));
     f->analysed[k] = PETSC_TRUE;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Solve k from the vector f->vx points at into the one f->vy points at */
+static PetscErrorCode MatGPUMatDeviceFactorTriSolve_Private(Mat F, MatGPUMatDeviceFactor *f, cusparseHandle_t handle, MatGPUMatTriSolveKind k)
+{
+  const PetscScalar    one = 1.0;
+  cusparseSpMatDescr_t T;
+  cusparseOperation_t  op;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceFactorTriSolveReady_Private(F, f, handle, k));
+  MatGPUMatTriSolveOf_Private(f, k, &T, &op);
   PetscCallCUSPARSE(cusparseSpSV_solve(handle, op, &one, T, f->vx, f->vy, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPSV_ALG_DEFAULT, f->sv[k]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -281,6 +295,14 @@ static PetscErrorCode MatFactorNumeric_GPUMatDevice(Mat F, Mat A, const MatFacto
     PetscCall(PetscInfo(F, "Zero pivot in row %d of the device %s(0) factorization\n", zero, MatFactorTypes[f->ftype]));
   } else PetscCallCUSPARSE(status);
   for (int k = 0; k < NSOLVES; k++) f->stale[k] = f->analysed[k];
+  if (!F->factorerrortype) { /* the solves' analyses belong to the factorization (the transposed ones come at their first use) */
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCallCUSPARSE(cusparseDnVecSetValues(f->vx, f->d_x));
+    PetscCallCUSPARSE(cusparseDnVecSetValues(f->vy, f->d_y));
+    PetscCall(MatGPUMatDeviceFactorTriSolveReady_Private(F, f, handle, SOLVE_L));
+    PetscCall(MatGPUMatDeviceFactorTriSolveReady_Private(F, f, handle, SOLVE_U));
+    PetscCall(PetscLogGpuTimeEnd());
+  }
   F->ops->solve             = MatSolve_GPUMatDeviceFactor;
   F->ops->solvetranspose    = MatSolveTranspose_GPUMatDeviceFactor;
   F->ops->matsolve          = NULL; /* MatMatSolve() then solves column by column */
@@ -329,7 +351,7 @@ PetscErrorCode MatGPUMatDeviceFactorTakes(Mat A, IS row, IS col, const MatFactor
 /*
   The symbolic phase: the pattern copied from A's device CSR, cuSPARSE's descriptors and the factorization's analysis
   (which finds a missing diagonal entry: an error, as in SeqAIJ's ILU(0)). The solves' analyses need the factored
-  values: they come at the first solve.
+  values: they come with the numeric phase.
 */
 PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat F, Mat A, MatFactorType ftype, const MatFactorInfo *info)
 {
@@ -354,6 +376,7 @@ PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat F, Mat A, MatFactorType ftype, 
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(f->m + 1) * sizeof(PetscInt), (void **)&f->d_ai));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)f->nnz * sizeof(PetscInt), (void **)&f->d_aj));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)f->nnz * sizeof(PetscScalar), (void **)&f->d_val));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)f->m * sizeof(PetscScalar), (void **)&f->d_x));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)f->m * sizeof(PetscScalar), (void **)&f->d_y));
   if (f->m) {
     PetscCall(MatGPUMatCopyDeviceCSR(A, &f->other, stream, f->d_ai, f->d_aj, NULL));
@@ -368,7 +391,7 @@ PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat F, Mat A, MatFactorType ftype, 
       PetscCallCUSPARSE(cusparseSpMatSetAttribute(f->U, CUSPARSE_SPMAT_FILL_MODE, &upper, sizeof(upper)));
       PetscCallCUSPARSE(cusparseSpMatSetAttribute(f->U, CUSPARSE_SPMAT_DIAG_TYPE, &nonunit, sizeof(nonunit)));
     }
-    PetscCallCUSPARSE(cusparseCreateDnVec(&f->vx, f->m, f->d_y, MATGPUMAT_CUDA_SCALAR));
+    PetscCallCUSPARSE(cusparseCreateDnVec(&f->vx, f->m, f->d_x, MATGPUMAT_CUDA_SCALAR));
     PetscCallCUSPARSE(cusparseCreateDnVec(&f->vy, f->m, f->d_y, MATGPUMAT_CUDA_SCALAR));
     if (ftype == MAT_FACTOR_ILU) {
       PetscCallCUSPARSE(cusparseCreateCsrilu02Info(&f->ilu));

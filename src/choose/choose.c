@@ -390,14 +390,14 @@ static PetscErrorCode MatGPUFormatMultTranspose_Auto(Mat A, const MatGPUMultArgs
 }
 
 /* The built candidate's layout, where it holds the CSR's entries in CSR order */
-static PetscErrorCode MatGPUFormatCopyCSR_Auto(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+static PetscErrorCode MatGPUFormatCopyCSR_Auto(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
   const MatGPUFormat *f = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatAutoActive_Private(A, &f));
   *can = PETSC_FALSE;
-  if (f->copycsr) PetscCall(f->copycsr(A, stream, d_aj, d_aa, can));
+  if (f->copycsr) PetscCall(f->copycsr(A, stream, d_ai, d_aj, d_aa, can));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -494,11 +494,12 @@ static PetscErrorCode MatGPUFormatMultTranspose_CMRS(Mat A, const MatGPUMultArgs
   The unsorted, unpadded layouts keep the CSR's entries in its order: the values as they are, the column indices
   with RowInStrip in their high bits where packed (masked off here)
 */
-static PetscErrorCode MatGPUFormatCopyCSR_CMRS(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+static PetscErrorCode MatGPUFormatCopyCSR_CMRS(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
   Mat_SeqCMRSCUDA *c;
 
   PetscFunctionBegin;
+  (void)d_ai; /* the layout's own order is the CSR's */
   PetscCall(MatCMRSGetData_Private(A, &c));
   *can = (PetscBool)(!c->sorted && !c->M && sizeof(PetscInt) == sizeof(unsigned int));
   if (!*can) PetscFunctionReturn(PETSC_SUCCESS);

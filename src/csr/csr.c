@@ -181,11 +181,12 @@ static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
 }
 
 /* The layout is the CSR (of all rows: the base asks only where they are not compressed) */
-static PetscErrorCode MatGPUFormatCopyCSR_CSR(Mat A, void *stream, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+static PetscErrorCode MatGPUFormatCopyCSR_CSR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
   Mat_SeqCSRCUDA *c;
 
   PetscFunctionBegin;
+  (void)d_ai; /* the layout is the CSR */
   PetscCall(MatCSRGetData_Private(A, &c));
   *can = PETSC_TRUE;
   PetscCall(MatGPUMatCopyOnStream(d_aj, c->d_aj, (size_t)c->nnz * sizeof(PetscInt), stream));

@@ -238,6 +238,18 @@ static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
 }
 
 /* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
+/* The slots back to CSR order (the inverse of the build: MatELLRGatherThread()) */
+static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  *can = (PetscBool)(e->m == A->rmap->n && d_ai);
+  if (*can) PetscCall(MatELLRCUDALaunchGather(stream, e->T, e->m, d_ai, e->d_rl, e->d_col, e->d_val, d_aj, d_aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqELLRCUDA *e;
@@ -303,6 +315,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   .getinfo        = MatGPUFormatGetInfo_ELLR,
   .compose        = MatComposeELLR_Private,
   .multblock      = MatGPUFormatMultBlock_ELLR,
+  .copycsr        = MatGPUFormatCopyCSR_ELLR,
 };
 
 /*MC

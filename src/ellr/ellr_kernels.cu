@@ -60,6 +60,14 @@ __global__ void __launch_bounds__(kBlock) ellr_fill(int m, int T, int width, int
   if (tid < (long long)m * T) MatELLRFillThread(tid, m, T, width, structure, ai, aj, aa, rl, col, val);
 }
 
+/* The layout back to CSR order: one thread per (row, lane), see MatELLRGatherThread() */
+__global__ void __launch_bounds__(kBlock) ellr_gather(int m, int T, const PetscInt *__restrict__ ai, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, PetscInt *aj, PetscScalar *aa)
+{
+  const long long tid = (long long)blockIdx.x * kBlock + threadIdx.x;
+
+  if (tid < (long long)m * T) MatELLRGatherThread(tid, m, T, ai, rl, col, val, aj, aa);
+}
+
 /*
   Z[:, k] = A X[:, k] for NV columns of dense column-major blocks (leading dimensions ldx, ldz), one thread per row
   (T = 1): each entry of A is read once for all NV vectors, the reason for a block product (KSPMatSolve).
@@ -139,6 +147,17 @@ PetscErrorCode MatELLRCUDALaunchFill(void *s, PetscInt T, PetscInt m, PetscInt w
   PetscFunctionBegin;
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   ellr_fill<<<blocks_for(m, T), kBlock, 0, stream>>>((int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatELLRCUDALaunchGather(void *s, PetscInt T, PetscInt m, const PetscInt *ai, const int *rl, const int *col, const PetscScalar *val, PetscInt *aj, PetscScalar *aa)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  ellr_gather<<<blocks_for(m, T), kBlock, 0, stream>>>((int)m, (int)T, ai, rl, col, val, aj, aa);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

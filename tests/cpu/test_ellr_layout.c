@@ -160,6 +160,19 @@ static PetscErrorCode TestEmulation(void)
         PetscCall(MatELLRLayoutFillEmulate(m, T, L.width, PETSC_TRUE, ai, aj, aa, rl, col, val));
         same = (PetscBool)((!m || !memcmp(rl, L.rl, (size_t)m * sizeof(int))) && (!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar)))));
         TEST_CHECK(same, "device build of ELLR-T (T=%" PetscInt_FMT ") emulated on %s: bit for bit the host layout", T, name);
+        {
+          /* and back to CSR order (the device factor's copy, MatELLRGatherThread()), into poisoned arrays: the CSR */
+          PetscInt    *gj = NULL;
+          PetscScalar *ga = NULL;
+
+          PetscCall(PetscMalloc2(nnz + 1, &gj, nnz + 1, &ga));
+          memset(gj, 0x5a, (size_t)(nnz + 1) * sizeof(PetscInt));
+          memset(ga, 0x5a, (size_t)(nnz + 1) * sizeof(PetscScalar));
+          PetscCall(MatELLRLayoutGatherEmulate(m, T, ai, rl, col, val, gj, ga));
+          same = (PetscBool)(!nnz || (!memcmp(gj, aj, (size_t)nnz * sizeof(PetscInt)) && !memcmp(ga, aa, (size_t)nnz * sizeof(PetscScalar))));
+          TEST_CHECK(same, "ELLR-T (T=%" PetscInt_FMT ") back to CSR order, emulated on %s: bit for bit the CSR", T, name);
+          PetscCall(PetscFree2(gj, ga));
+        }
         PetscCall(PetscMalloc1(nnz + 1, &aa2));
         for (PetscInt k = 0; k < nnz; k++) aa2[k] = 2.0 * aa[k] + 1.0;
         if (L.stored) {

@@ -364,7 +364,7 @@ static PetscErrorCode FactorSolveDifference(Mat F, Mat Fh, PetscBool transpose, 
 
 /*
   ILU(0) and ICC(0) factored and solved on the device from the matrix's device CSR: no upload where the format's
-  layout holds the CSR (cmrscuda, csrcuda; else one, the shadow's), whether the format was built before the
+  layout gives the CSR back (cmrscuda, ellrcuda, csrcuda; else one, the shadow's), whether the format was built before the
   factorization or by it (once either way); solves and ILU's transposed solves against SeqAIJ's host factor, also after
   new values refactored in place; the factor reports A's entries; a zero pivot is the factor's error, as on the host;
   a missing diagonal entry an error at the symbolic phase
@@ -372,13 +372,14 @@ static PetscErrorCode FactorSolveDifference(Mat F, Mat Fh, PetscBool transpose, 
 static PetscErrorCode CheckDeviceFactor(const char *type)
 {
   const MatFactorType ftype[] = {MAT_FACTOR_ILU, MAT_FACTOR_ICC};
-  PetscBool           holds, cmrs;
+  PetscBool           holds, cmrs, ellr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogDefaultBegin());
   PetscCall(PetscStrcmp(type, MATCMRSCUDA, &cmrs));
+  PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
   PetscCall(PetscStrcmp(type, MATCSRCUDA, &holds));
-  holds = (PetscBool)(holds || cmrs);
+  holds = (PetscBool)(holds || cmrs || ellr);
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftype); f++) {
     for (PetscInt first = 0; first < 2; first++) { /* 0: multiplied before it is factored, 1: factored first */
       const PetscBool ilu = (PetscBool)(ftype[f] == MAT_FACTOR_ILU);
@@ -440,7 +441,7 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
       PetscCall(MatGPUMatGetInfo(B, &ginfo));
       nup = up[1] - up[0];
       TEST_CHECK(builds[1] - builds[0] == 1, "%s: %s(0) %s: the format is built once (%" PetscInt_FMT " builds)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", builds[1] - builds[0]);
-      TEST_CHECK(holds ? nup == 0 : nup <= 1, "%s: device %s(0) %s: %" PetscInt_FMT " uploads of an aijcusparse copy (expected %s)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", nup, holds ? "none: the layout holds the CSR" : "at most one");
+      TEST_CHECK(holds ? nup == 0 : nup <= 1, "%s: device %s(0) %s: %" PetscInt_FMT " uploads of an aijcusparse copy (expected %s)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", nup, holds ? "none: the layout gives the CSR back" : "at most one");
       TEST_CHECK((nup == 0) == (ginfo.device_csr_bytes == 0), "%s: an aijcusparse copy is kept (%zu bytes) exactly where one was uploaded (%" PetscInt_FMT ")", type, ginfo.device_csr_bytes, nup);
       TEST_CHECK(!holds || up[2] == up[1], "%s: new values refactored from the format's refreshed layout (%" PetscInt_FMT " uploads)", type, up[2] - up[1]);
       PetscCall(MatFactorGetSolverType(F, &solver));

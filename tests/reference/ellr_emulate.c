@@ -60,3 +60,35 @@ PetscErrorCode MatELLRLayoutFillEmulate(PetscInt m, PetscInt T, PetscInt width, 
   for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRFillThread(tid, (int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  MatELLRLayoutGatherEmulate - Runs, on the host, the threads of the device copy of an ELLPACK-R layout back to CSR
+  order (what the device ILU(0)/ICC(0) factor reads)
+
+  Not Collective
+
+  Input Parameters:
++ m   - rows
+. T   - threads per row
+. ai  - CSR row offsets
+. rl  - row lengths
+. col - column of each slot
+- val - value of each slot
+
+  Output Parameters:
++ aj - CSR column indices (`NULL`: not wanted)
+- aa - CSR values (`NULL`: not wanted)
+
+  Level: developer
+
+  Note:
+  Every thread runs `MatELLRGatherThread()`, the function the device kernel runs.
+
+.seealso: `MatELLRLayoutFillEmulate()`, `MATSEQELLRCUDA`
+@*/
+PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt m, PetscInt T, const PetscInt ai[], const int rl[], const int col[], const PetscScalar val[], PetscInt aj[], PetscScalar aa[])
+{
+  PetscFunctionBegin;
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRGatherThread(tid, (int)m, (int)T, ai, rl, col, val, aj, aa);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -13,5 +13,6 @@ PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], con
 PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
+PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt, PetscInt, const PetscInt[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);

@@ -58,6 +58,24 @@ static inline MATELLR_HOST_DEVICE void MatELLRFillThread(long long tid, int m, i
   }
 }
 
+/*
+  The inverse of the build, thread by thread: thread tid = (row, lane) copies its slots back to the row's CSR places
+  (columns and values; either output may be NULL), for what reads the device CSR besides the products (the device
+  ILU(0)/ICC(0) factor). The kernel (ellr_gather) and the host emulation (MatELLRLayoutGatherEmulate()) run this.
+*/
+static inline MATELLR_HOST_DEVICE void MatELLRGatherThread(long long tid, int m, int T, const PetscInt *ai, const int *rl, const int *col, const PetscScalar *val, PetscInt *aj, PetscScalar *aa)
+{
+  const int       row = (int)(tid / T), lane = (int)(tid % T), len = rl[row];
+  const PetscInt  start  = ai[row];
+  const long long stride = (long long)m * T;
+  long long       s      = tid;
+
+  for (int k = lane; k < len; k += T, s += stride) {
+    if (aj) aj[start + k] = (PetscInt)col[s];
+    if (aa) aa[start + k] = val[s];
+  }
+}
+
 PETSC_EXTERN PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
@@ -77,6 +95,7 @@ typedef struct {
 } Mat_SeqELLRCUDA;
 
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMult(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatELLRCUDALaunchGather(void *, PetscInt, PetscInt, const PetscInt *, const int *, const int *, const PetscScalar *, PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchFill(void *, PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *, int *, int *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat, MatELLRLayout *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultBlock(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);

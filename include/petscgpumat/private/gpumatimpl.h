@@ -74,10 +74,11 @@ struct _MatGPUFormat {
      through which MatGPUMatGetData() answers that format's code; and what to free of its data besides the struct */
   PetscErrorCode (*inner)(Mat, const MatGPUFormat *, void **);          /* optional */
   PetscErrorCode (*destroy)(void *);                                     /* optional */
-  /* optional: where the built layout holds the entries in CSR order, copy its column indices and values (either
-     array may be NULL: not wanted) into device arrays of nnz, on the given stream (*can: PETSC_FALSE where it does
-     not hold them so); what reads the device CSR besides the products (MatGPUMatCopyDeviceCSR()) then needs no upload */
-  PetscErrorCode (*copycsr)(Mat, void *, PetscInt *, PetscScalar *, PetscBool *);
+  /* optional: copy the built layout's entries back to CSR order, its column indices and values (either array may
+     be NULL: not wanted) into device arrays of nnz, on the given stream, given the device row offsets (*can:
+     PETSC_FALSE where the layout cannot); what reads the device CSR besides the products (MatGPUMatCopyDeviceCSR())
+     then needs no upload */
+  PetscErrorCode (*copycsr)(Mat, void *, const PetscInt *, PetscInt *, PetscScalar *, PetscBool *);
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
