@@ -8,15 +8,26 @@
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
 
-/* From the layout of A (ours), built or refreshed now where it is not current, if it holds the CSR's entries */
+/*
+  From the layout of A (ours), built or refreshed now where it is not current, if it gives the CSR's entries back. A
+  format that refuses A (a padding guard: PETSC_ERR_SUP) or does not fit leaves it to the shadow.
+*/
 static PetscErrorCode MatGPUMatCopyFormatCSR_Private(Mat A, void *stream, PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *done)
 {
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+  Mat_GPUMat    *g = (Mat_GPUMat *)A->spptr;
+  PetscErrorCode ierr;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   if (!g->format->copycsr || g->csr.mat) PetscFunctionReturn(PETSC_SUCCESS); /* with a shadow, the shadow's arrays are the device CSR */
-  PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MatGPUMatSyncDevice(A);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE) {
+    PetscCall(PetscInfo(A, "%s does not build its device copy (error %d): the device CSR comes from its aijcusparse copy\n", ((PetscObject)A)->type_name, (int)ierr));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(ierr);
   if (g->cai || !g->d_ai) PetscFunctionReturn(PETSC_SUCCESS); /* compressed rows: the layout holds only the nonempty ones */
   PetscCall(g->format->copycsr(A, stream, g->d_ai, d_aj, d_aa, done));
   if (*done) PetscCall(MatGPUMatCopyOnStream(d_ai, g->d_ai, (size_t)(A->rmap->n + 1) * sizeof(PetscInt), stream));

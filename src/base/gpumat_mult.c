@@ -214,8 +214,8 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     ierr = MatGPUMatGetCSR_Private(A, PETSC_FALSE, ai, aj, aa, &csr);
     if (!ierr) ierr = g->format->copyvalues(A, &csr.csr);
     PetscCall(MatGPUMatRestoreCSR_Private(&csr));
+    PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0)); /* also on an error: a caller may catch it, and -log_view stays balanced */
     PetscCall(ierr);
-    PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0));
   } else {
     PetscErrorCode           ierr = PETSC_SUCCESS;
     const MatGPUMatRowStats *stats;
@@ -231,8 +231,8 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     if (!ierr) ierr = g->format->build(A, &csr.csr);
     PetscCall(MatGPUMatRestoreCSR_Private(&csr));
     if (ierr) PetscCall(MatGPUMatFreeDevice_Private(A)); /* nothing half-built stays on the device */
+    PetscCall(PetscLogEventEnd(MAT_GPUMatBuild, A, 0, 0, 0)); /* also on a refusal, which a caller may catch (autocuda, the device factor) */
     PetscCall(ierr);
-    PetscCall(PetscLogEventEnd(MAT_GPUMatBuild, A, 0, 0, 0));
     g->nzrows       = nzrows;
     g->nnz          = m ? ai[m] : 0;
     g->built        = PETSC_TRUE;

@@ -463,6 +463,59 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
 }
 
 /*
+  A matrix the format refuses (ELLPACK-R's padding guard, one dense row): the device factor reads its aijcusparse copy
+  and solves as SeqAIJ's host factor; the refused build leaves -log_view's events balanced (the next build is counted)
+*/
+static PetscErrorCode CheckDeviceFactorRefused(const char *type)
+{
+  Mat           A, B, F, Fh, L;
+  Vec           b, x;
+  IS            row, col;
+  MatFactorInfo finfo;
+  PetscInt      builds[2];
+  PetscReal     diff;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(TestCreateRandom(1500, 1500, 4, "denserow", 12, &A));
+  PetscCall(MatShift(A, 1500.0));
+  PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatCreateVecs(B, &x, &b));
+  PetscCall(VecSetRandom(b, NULL));
+  PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
+  PetscCall(MatFactorInfoInitialize(&finfo));
+  finfo.fill = 1.0;
+  PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &F));
+  PetscCall(MatGetFactor(A, MATSOLVERPETSC, MAT_FACTOR_ILU, &Fh));
+  PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
+  PetscCall(MatILUFactorSymbolic(Fh, A, row, col, &finfo));
+  PetscCall(MatLUFactorNumeric(F, B, &finfo));
+  PetscCall(MatLUFactorNumeric(Fh, A, &finfo));
+  PetscCall(FactorSolveDifference(F, Fh, PETSC_FALSE, b, &diff));
+  TEST_CHECK(diff <= 1e-10, "%s: device ILU(0) of a matrix with one dense row solves as SeqAIJ's host factor: relative difference %.2e", type, (double)diff);
+  PetscCall(TestCreateLaplacian(2, 30, &L));
+  PetscCall(MatConvert(L, type, MAT_INPLACE_MATRIX, &L));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatCreateVecs(L, &x, &b));
+  PetscCall(VecSet(x, 1.0));
+  PetscCall(GPUMatBuilds(&builds[0]));
+  PetscCall(MatMult(L, x, b));
+  PetscCall(GPUMatBuilds(&builds[1]));
+  TEST_CHECK(builds[1] - builds[0] == 1, "%s: after the dense-row matrix, the next build is counted in GPUMatBuild (%" PetscInt_FMT ")", type, builds[1] - builds[0]);
+  PetscCall(ISDestroy(&row));
+  PetscCall(ISDestroy(&col));
+  PetscCall(MatDestroy(&F));
+  PetscCall(MatDestroy(&Fh));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&L));
+  PetscCall(MatDestroy(&B));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Zero pivots of the device factor, as SeqAIJ's host factor has them: a zero on the diagonal is the factor's error
   (MatFactorGetError(): a KSP's PC then fails, the solve says why), a missing diagonal entry an error at once
 */
@@ -722,6 +775,7 @@ int main(int argc, char **argv)
     PetscCall(CheckOneUpload(types[t]));
     PetscCall(CheckDeviceFactor(types[t]));
     PetscCall(CheckDeviceFactorPivots(types[t]));
+    PetscCall(CheckDeviceFactorRefused(types[t]));
     PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
     PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));
