@@ -37,15 +37,28 @@ static PetscErrorCode MatGPUMatTriangularLevels_Private(Mat A, PetscInt cap, Pet
 {
   const PetscInt *ai, *aj;
   PetscInt        n, *level, *chain, lmax = 0, umax = 0;
-  PetscBool       done;
+  PetscBool       done, set, sym = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCheck(A->rmap->n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Triangular levels of a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscCall(MatIsStructurallySymmetricKnown(A, &set, &sym));
+  if (!(set && sym)) PetscCall(MatIsSymmetricKnown(A, &set, &sym));
+  sym = (PetscBool)(set && sym);
   PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ai, &aj, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "Triangular levels need the CSR structure of %s", ((PetscObject)A)->type_name);
   PetscCall(PetscMalloc1(n, &level));
   PetscCall(PetscCalloc1(n, &chain)); /* rows on the longest chain of upper entries ending before row i */
-  for (PetscInt i = 0; i < n && lmax + umax <= cap; i++) {
+  if (sym) { /* the upper triangle is the lower one's transpose: the backward solve's chains are the forward one's reversed (half the pass) */
+    for (PetscInt i = 0; i < n && 2 * lmax <= cap; i++) {
+      PetscInt l = 0;
+
+      for (PetscInt k = ai[i]; k < ai[i + 1] && aj[k] < i; k++) l = PetscMax(l, level[aj[k]]);
+      level[i] = l + 1;
+      lmax     = PetscMax(lmax, level[i]);
+    }
+    umax = lmax;
+  }
+  for (PetscInt i = 0; i < n && !sym && lmax + umax <= cap; i++) {
     const PetscInt end = ai[i + 1];
     PetscInt       l = 0, k = ai[i], c = chain[i] + 1;
 
@@ -82,7 +95,8 @@ static PetscErrorCode MatGPUMatTriangularLevels_Private(Mat A, PetscInt cap, Pet
   Level: advanced
 
   Note:
-  One pass over the host CSR. The level sets bound the parallelism of a triangular solve: a
+  One pass over the host CSR (over its lower triangle only where A is known to be structurally symmetric, or
+  symmetric: `MatSetOption()`). The level sets bound the parallelism of a triangular solve: a
   tridiagonal matrix has as many as rows, the 2-D 5-point Laplacian on an n x n grid 2n - 1.
 
 .seealso: `MatGetFactor()`, `MATSOLVERCUSPARSE`, `MATSEQCMRSCUDA`

@@ -433,6 +433,21 @@ static PetscErrorCode TestTriangularLevels(void)
     TEST_CHECK(lower == lref && upper == uref, "random %s 300: %" PetscInt_FMT " and %" PetscInt_FMT " level sets, %" PetscInt_FMT " and %" PetscInt_FMT " solve steps", kinds[i], lower, upper, lref, uref);
     PetscCall(MatDestroy(&A));
   }
+  for (PetscInt i = 0; i < 2; i++) { /* a structurally symmetric pattern (B + B^T), counted in full and, marked so, over its lower triangle */
+    Mat B, Bt;
+
+    PetscCall(TestCreateRandom(400, 400, 3, kinds[i], 70 + i, &B));
+    PetscCall(MatTranspose(B, MAT_INITIAL_MATRIX, &Bt));
+    PetscCall(MatAXPY(B, 1.0, Bt, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatConvert(B, MATSEQCMRSCUDA, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatGPUMatGetTriangularLevels(A, &lref, &uref));
+    PetscCall(MatSetOption(A, MAT_STRUCTURALLY_SYMMETRIC, PETSC_TRUE));
+    PetscCall(MatGPUMatGetTriangularLevels(A, &lower, &upper));
+    TEST_CHECK(lower == lref && upper == uref && lref == uref, "random %s 400 symmetrized: %" PetscInt_FMT " and %" PetscInt_FMT " level sets from its lower triangle, %" PetscInt_FMT " and %" PetscInt_FMT " in full", kinds[i], lower, upper, lref, uref);
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Bt));
+    PetscCall(MatDestroy(&B));
+  }
   PetscCall(TestCreateRandom(300, 200, 3, "uniform", 60, &A));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   TEST_CHECK(MatGPUMatGetTriangularLevels(A, &lower, &upper) == PETSC_ERR_ARG_SIZ, "a rectangular matrix has no triangular levels: PETSC_ERR_ARG_SIZ");
