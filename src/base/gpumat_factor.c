@@ -21,6 +21,7 @@ typedef struct {
   MatGPUMatShadow shadow; /* of the matrix last factored, if it is not ours (numeric phases may be given another one) */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
+  PetscBool cpu_solve; /* the host solves aijcusparse's -mat_cusparse_use_cpu_solve asks for (factors made on the host) */
 } MatGPUMatFactorShadow;
 
 static const char shadow_key[] = "MatGPUMatFactorShadow";
@@ -54,6 +55,7 @@ static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFac
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
   PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
+  PetscCall(MatCUSPARSESetUseCPUSolve(S, s->cpu_solve)); /* what aijcusparse's numeric phase reads, from the matrix it factors */
   PetscCall((*s->lunumeric)(F, S, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -66,6 +68,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
   PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
+  PetscCall(MatCUSPARSESetUseCPUSolve(S, s->cpu_solve));
   PetscCall((*s->choleskynumeric)(F, S, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -91,9 +94,26 @@ static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
     Mat                    S; \
     PetscCall(MatGPUMatShadowGet_Private(F, &s)); \
     PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S)); \
+    PetscCall(MatGPUMatCPUSolve_Private(A, info, &s->cpu_solve)); \
     PetscCall((*cusp)(F, S, __VA_ARGS__)); \
     PetscCall(MatGPUMatShadowWrapNumeric_Private(F, s)); \
   } while (0)
+
+/*
+  Whether the triangular solves run on the host (the factor made there too), as asked for by aijcusparse's
+  -mat_cusparse_use_cpu_solve on the matrix (read by ours: Mat_GPUMat.cpu_solve) or -pc_factor_mat_solve_on_host
+*/
+static PetscErrorCode MatGPUMatCPUSolve_Private(Mat A, const MatFactorInfo *info, PetscBool *cpu)
+{
+  PetscErrorCode (*ours)(void) = NULL;
+
+  PetscFunctionBegin;
+  (void)info; /* PETSc before 3.24 has no solveonhost */
+  *cpu = PetscGPUMatSolveOnHost(info);
+  if (!*cpu && A->spptr) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGPUMatGetInfo_C", &ours));
+  if (ours) *cpu = ((Mat_GPUMat *)A->spptr)->cpu_solve;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MatLUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
@@ -105,14 +125,18 @@ static PetscErrorCode MatLUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c,
 /* ILU(0)/ICC(0) in the natural ordering: factored on the device from A's device CSR (gpumat_factor_device.c) */
 static PetscErrorCode MatILUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c, const MatFactorInfo *info)
 {
-  PetscBool device;
+  PetscBool device, cpu;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFactorTakes(A, r, c, info, &device));
-  if (device) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ILU, info));
+  PetscCall(MatGPUMatCPUSolve_Private(A, info, &cpu));
+  if (device && !cpu) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ILU, info));
   else {
+    MatFactorInfo host = *info;
+
+    if (cpu) PetscGPUMatSetFactorOnHost(&host); /* aijcusparse factors ILU(0)/ICC(0) on the device whatever use_cpu_solve says, unless asked to factor on the host */
     PetscCall(MatGPUMatDeviceFactorRelease(F));
-    GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, info);
+    GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, &host);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -126,14 +150,18 @@ static PetscErrorCode MatCholeskyFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r,
 
 static PetscErrorCode MatICCFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, const MatFactorInfo *info)
 {
-  PetscBool device;
+  PetscBool device, cpu;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFactorTakes(A, r, r, info, &device));
-  if (device) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ICC, info));
+  PetscCall(MatGPUMatCPUSolve_Private(A, info, &cpu));
+  if (device && !cpu) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ICC, info));
   else {
+    MatFactorInfo host = *info;
+
+    if (cpu) PetscGPUMatSetFactorOnHost(&host); /* aijcusparse factors ILU(0)/ICC(0) on the device whatever use_cpu_solve says, unless asked to factor on the host */
     PetscCall(MatGPUMatDeviceFactorRelease(F));
-    GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, info);
+    GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, &host);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -175,7 +203,9 @@ static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Ma
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDefaultVecType(&vtype));
-  if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) {
+  g->trisolve_device = PETSC_FALSE;
+  if (g->cpu_solve) PetscCall(PetscStrncpy(g->trisolve_why, "-mat_cusparse_use_cpu_solve", sizeof(g->trisolve_why)));
+  else if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) {
     PetscCall(MatGPUMatTriSolveOnDevice(A, ftype, &device, g->trisolve_why, sizeof(g->trisolve_why)));
     g->trisolve_device = device;
     PetscCall(PetscInfo(A, "%s factor of %s: triangular solves on the %s (%s)\n", MatFactorTypes[ftype], ((PetscObject)A)->type_name, device ? "device" : "host", g->trisolve_why));

@@ -515,6 +515,87 @@ static PetscErrorCode CheckDeviceFactorRefused(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Device-to-host vector copies so far (PETSc's event VecCUDACopyFrom) */
+static PetscErrorCode VecDownloads(PetscInt *n)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId("VecCUDACopyFrom", &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  aijcusparse's -mat_cusparse_use_cpu_solve on our matrix: cuSPARSE's ILU(0)/ICC(0) factor then solves on the host
+  (vectors come down) as SeqAIJ's factor does; without it, on the device (nothing comes down); with no solver type
+  named, the host factor is taken
+*/
+static PetscErrorCode CheckCPUSolve(const char *type)
+{
+  const MatFactorType ftype[] = {MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftype); f++) {
+    for (PetscInt cpu = 0; cpu < 2; cpu++) {
+      Mat           A, B, F, Fh, D;
+      Vec           b;
+      IS            row, col;
+      MatFactorInfo finfo;
+      MatSolverType solver;
+      PetscInt      down[2];
+      PetscReal     diff;
+      PetscBool     cusparse;
+
+      PetscCall(TestCreateLaplacian(2, 50, &A));
+      PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+      PetscCall(PetscOptionsSetValue(NULL, "-mat_cusparse_use_cpu_solve", cpu ? "1" : "0"));
+      PetscCall(MatSetFromOptions(B));
+      PetscCall(PetscOptionsClearValue(NULL, "-mat_cusparse_use_cpu_solve"));
+      PetscCall(MatCreateVecs(B, NULL, &b));
+      PetscCall(VecSetRandom(b, NULL));
+      PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
+      PetscCall(MatFactorInfoInitialize(&finfo));
+      finfo.fill = 1.0;
+      PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, ftype[f], &F));
+      PetscCall(MatGetFactor(A, MATSOLVERPETSC, ftype[f], &Fh));
+      if (ftype[f] == MAT_FACTOR_ILU) {
+        PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
+        PetscCall(MatILUFactorSymbolic(Fh, A, row, col, &finfo));
+        PetscCall(MatLUFactorNumeric(F, B, &finfo));
+        PetscCall(MatLUFactorNumeric(Fh, A, &finfo));
+      } else {
+        PetscCall(MatICCFactorSymbolic(F, B, row, &finfo));
+        PetscCall(MatICCFactorSymbolic(Fh, A, row, &finfo));
+        PetscCall(MatCholeskyFactorNumeric(F, B, &finfo));
+        PetscCall(MatCholeskyFactorNumeric(Fh, A, &finfo));
+      }
+      PetscCall(VecDownloads(&down[0]));
+      PetscCall(FactorSolveDifference(F, Fh, PETSC_FALSE, b, &diff));
+      PetscCall(VecDownloads(&down[1]));
+      TEST_CHECK(diff <= 1e-10, "%s: cuSPARSE's %s(0) factor with -mat_cusparse_use_cpu_solve %" PetscInt_FMT " solves as SeqAIJ's: relative difference %.2e", type, MatFactorTypes[ftype[f]], cpu, (double)diff);
+      /* FactorSolveDifference() itself brings the solution down once */
+      TEST_CHECK(cpu ? down[1] - down[0] > 1 : down[1] - down[0] == 1, "%s: -mat_cusparse_use_cpu_solve %" PetscInt_FMT ": the %s(0) solve %s (%" PetscInt_FMT " device-to-host copies)", type, cpu, MatFactorTypes[ftype[f]], cpu ? "runs on the host" : "stays on the device", down[1] - down[0]);
+      PetscCall(MatGetFactor(B, NULL, ftype[f], &D));
+      PetscCall(MatFactorGetSolverType(D, &solver));
+      PetscCall(PetscStrcmp(solver, MATSOLVERCUSPARSE, &cusparse));
+      TEST_CHECK(!cpu || !cusparse, "%s: -mat_cusparse_use_cpu_solve: with no solver type named the factor is the host's (got %s)", type, solver ? solver : "none");
+      PetscCall(MatDestroy(&D));
+      PetscCall(ISDestroy(&row));
+      PetscCall(ISDestroy(&col));
+      PetscCall(MatDestroy(&F));
+      PetscCall(MatDestroy(&Fh));
+      PetscCall(VecDestroy(&b));
+      PetscCall(MatDestroy(&B));
+      PetscCall(MatDestroy(&A));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   Zero pivots of the device factor, as SeqAIJ's host factor has them: a zero on the diagonal is the factor's error
   (MatFactorGetError(): a KSP's PC then fails, the solve says why), a missing diagonal entry an error at once
@@ -776,6 +857,7 @@ int main(int argc, char **argv)
     PetscCall(CheckDeviceFactor(types[t]));
     PetscCall(CheckDeviceFactorPivots(types[t]));
     PetscCall(CheckDeviceFactorRefused(types[t]));
+    PetscCall(CheckCPUSolve(types[t]));
     PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
     PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));

@@ -143,6 +143,7 @@ typedef struct {
   /* where the triangular solves of the last factor made with no solver type named run, and why (MatView) */
   char      trisolve_why[192];
   PetscBool trisolve_device;
+  PetscBool cpu_solve; /* aijcusparse's -mat_cusparse_use_cpu_solve, read for ours: cuSPARSE's factor solves on the host */
   /* the level sets of the triangles that decided it, kept for the nonzero pattern they were counted on (the count
      stops at levels_cap: beyond it the host wins) */
   PetscBool        levels_counted;

@@ -71,10 +71,14 @@ typedef PetscCtxRt PetscGPUMatCtxArg;
   #define PetscGPUMatSeqAIJCUSPARSEGetIJ(A, compressed, i, j) MatSeqAIJCUSPARSEGetIJ(A, compressed, i, j)
 #endif
 
-/* MatFactorInfo.factoronhost (-pc_factor_mat_factor_on_host: device matrix types factor on the host), in 3.24's
-   MatFactorInfo and not in 3.22's; read from 3.24 on */
+/* MatFactorInfo.factoronhost and .solveonhost (-pc_factor_mat_factor_on_host, -pc_factor_mat_solve_on_host: device
+   matrix types factor or solve on the host), in 3.24's MatFactorInfo and not in 3.22's; read from 3.24 on */
 #if PETSC_VERSION_LT(3, 24, 0)
-  #define PetscGPUMatFactorOnHost(info) PETSC_FALSE
+  #define PetscGPUMatFactorOnHost(info)    PETSC_FALSE
+  #define PetscGPUMatSolveOnHost(info)     PETSC_FALSE
+  #define PetscGPUMatSetFactorOnHost(info) ((void)(info))
 #else
-  #define PetscGPUMatFactorOnHost(info) ((info)->factoronhost)
+  #define PetscGPUMatFactorOnHost(info)    ((info)->factoronhost)
+  #define PetscGPUMatSolveOnHost(info)     ((info)->solveonhost)
+  #define PetscGPUMatSetFactorOnHost(info) ((void)((info)->factoronhost = PETSC_TRUE))
 #endif
