@@ -5,13 +5,13 @@
 
 The table is the Markdown table under "## Options" whose first column names `-mat_...` options; it must be one
 table (a blank line inside it ends it, and the rows after it render as text). Every `-mat_<format|gpumat>_...`
-option that -help lists must have a row whose default (the first word of the second column) equals -help's
+option that -help lists (and aijcusparse's `-mat_cusparse_...` keys our types read) must have a row whose default (the first word of the second column) equals -help's
 current value, and every row must name an option -help lists. Prints PASS/FAIL lines.
 """
 import re
 import sys
 
-HELP = re.compile(r"^\s+(-mat_(?:ellr|cmrs|rgcsr|csr|auto|gpumat)_\w+):? <now ([^ :>]+)")
+HELP = re.compile(r"^\s+(-mat_(?:ellr|cmrs|rgcsr|csr|auto|gpumat|cusparse)_\w+):? <now ([^ :>]+)")
 ROW = re.compile(r"^\|\s*`(-mat_\w+)[^`]*`(?:,\s*`(-mat_\w+)[^`]*`)*\s*\|\s*([^|]*)\|")
 
 
