@@ -395,7 +395,7 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
     g->explicit_transpose_set = PETSC_TRUE;
     if (!flg) PetscCall(MatDestroy(&g->transpose));
   }
-  PetscCall(PetscOptionsBool("-mat_cusparse_use_cpu_solve", "cuSPARSE's factor (-pc_factor_mat_solver_type cusparse) factors and solves on the host, as for aijcusparse; with no solver type named, the host factor", "MatCUSPARSESetUseCPUSolve", g->cpu_solve, &g->cpu_solve, NULL));
+  PetscCall(PetscOptionsBool("-mat_cusparse_use_cpu_solve", "cuSPARSE's LU and ILU factors (-pc_factor_mat_solver_type cusparse) factor and solve on the host, as for aijcusparse; with no solver type named, the host factor", "MatCUSPARSESetUseCPUSolve", g->cpu_solve, &g->cpu_solve, NULL));
   PetscCall(MatGPUMatProgramOptions(PetscOptionsObject));
   PetscCall(g->format->setfromoptions(A, PetscOptionsObject));
   PetscOptionsHeadEnd();

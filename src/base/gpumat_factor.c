@@ -21,7 +21,7 @@ typedef struct {
   MatGPUMatShadow shadow; /* of the matrix last factored, if it is not ours (numeric phases may be given another one) */
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
-  PetscBool cpu_solve; /* the host solves aijcusparse's -mat_cusparse_use_cpu_solve asks for (factors made on the host) */
+  PetscBool cpu_solve; /* the host (I)LU solves aijcusparse's -mat_cusparse_use_cpu_solve asks for (factors made on the host) */
 } MatGPUMatFactorShadow;
 
 static const char shadow_key[] = "MatGPUMatFactorShadow";
@@ -68,7 +68,6 @@ static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const 
   PetscFunctionBegin;
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
   PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
-  PetscCall(MatCUSPARSESetUseCPUSolve(S, s->cpu_solve));
   PetscCall((*s->choleskynumeric)(F, S, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -100,8 +99,9 @@ static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
   } while (0)
 
 /*
-  Whether the triangular solves run on the host (the factor made there too), as asked for by aijcusparse's
-  -mat_cusparse_use_cpu_solve on the matrix (read by ours: Mat_GPUMat.cpu_solve) or -pc_factor_mat_solve_on_host
+  Whether the triangular solves of an LU or ILU factor run on the host (the factor made there too), as asked for by
+  aijcusparse's -mat_cusparse_use_cpu_solve on the matrix (read by ours: Mat_GPUMat.cpu_solve) or
+  -pc_factor_mat_solve_on_host
 */
 static PetscErrorCode MatGPUMatCPUSolve_Private(Mat A, const MatFactorInfo *info, PetscBool *cpu)
 {
@@ -150,18 +150,14 @@ static PetscErrorCode MatCholeskyFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r,
 
 static PetscErrorCode MatICCFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, const MatFactorInfo *info)
 {
-  PetscBool device, cpu;
+  PetscBool device;
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceFactorTakes(A, r, r, info, &device));
-  PetscCall(MatGPUMatCPUSolve_Private(A, info, &cpu));
-  if (device && !cpu) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ICC, info));
+  PetscCall(MatGPUMatDeviceFactorTakes(A, r, r, info, &device)); /* host solves are asked for (I)LU only: aijcusparse's Cholesky and ICC always solve on the device */
+  if (device) PetscCall(MatGPUMatDeviceFactorSymbolic(F, A, MAT_FACTOR_ICC, info));
   else {
-    MatFactorInfo host = *info;
-
-    if (cpu) PetscGPUMatSetFactorOnHost(&host); /* aijcusparse factors ILU(0)/ICC(0) on the device whatever use_cpu_solve says, unless asked to factor on the host */
     PetscCall(MatGPUMatDeviceFactorRelease(F));
-    GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, &host);
+    GPUMAT_SHADOW_SYMBOLIC(ICC, cusp_iccsymbolic, r, info);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -204,7 +200,7 @@ static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Ma
   PetscFunctionBegin;
   PetscCall(MatGPUMatDefaultVecType(&vtype));
   g->trisolve_device = PETSC_FALSE;
-  if (g->cpu_solve) PetscCall(PetscStrncpy(g->trisolve_why, "-mat_cusparse_use_cpu_solve", sizeof(g->trisolve_why)));
+  if (g->cpu_solve && (ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_ILU)) PetscCall(PetscStrncpy(g->trisolve_why, "-mat_cusparse_use_cpu_solve", sizeof(g->trisolve_why)));
   else if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) {
     PetscCall(MatGPUMatTriSolveOnDevice(A, ftype, &device, g->trisolve_why, sizeof(g->trisolve_why)));
     g->trisolve_device = device;
