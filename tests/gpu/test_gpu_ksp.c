@@ -231,14 +231,17 @@ static PetscErrorCode CheckFactorOtherMatrix(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Host-to-device copies of aijcusparse matrices so far (PETSc's event MatCUSPARSCopyTo) */
-static PetscErrorCode CUSPARSEUploads(PetscInt *n)
+/*
+  Calls so far of a -log_view event: MatCUSPARSCopyTo (uploads of aijcusparse matrices), GPUMatBuild (builds of our
+  device copies), VecCUDACopyFrom (device-to-host vector copies)
+*/
+static PetscErrorCode EventCount(const char *name, PetscInt *n)
 {
   PetscLogEvent      ev;
   PetscEventPerfInfo info;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId("MatCUSPARSCopyTo", &ev));
+  PetscCall(PetscLogEventGetId(name, &ev));
   PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
   *n = info.count;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -268,26 +271,26 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscCall(MatCreateVecs(B, &x, &y));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(MatMult(B, x, y)); /* the format's build: the base's own upload */
-  PetscCall(CUSPARSEUploads(&n[0]));
+  PetscCall(EventCount("MatCUSPARSCopyTo", &n[0]));
   PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &F));
   PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
   PetscCall(MatFactorInfoInitialize(&finfo));
   finfo.fill = 1.0; /* ILU(0) (MatFactorInfoInitialize() leaves 0, out of range) */
   PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
   PetscCall(MatLUFactorNumeric(F, B, &finfo));
-  PetscCall(CUSPARSEUploads(&n[1]));
+  PetscCall(EventCount("MatCUSPARSCopyTo", &n[1]));
   PetscCall(MatGPUMatGetInfo(B, &info));
   TEST_CHECK(n[1] - n[0] == 1 && info.device_csr_bytes == (size_t)(info.rows + 1) * sizeof(PetscInt) + (size_t)info.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "%s: cuSPARSE's ILU(0) uploads the CSR once (%" PetscInt_FMT " uploads) and it is kept (%zu bytes)", type, n[1] - n[0], info.device_csr_bytes);
   PetscCall(MatMatMult(B, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(CUSPARSEUploads(&n[2]));
+  PetscCall(EventCount("MatCUSPARSCopyTo", &n[2]));
   TEST_CHECK(n[2] == n[1], "%s: MatMatMult reads the same device CSR (%" PetscInt_FMT " uploads)", type, n[2] - n[1]);
   PetscCall(MatScale(B, 2.0));
   PetscCall(MatMult(B, x, y));
-  PetscCall(CUSPARSEUploads(&n[3]));
+  PetscCall(EventCount("MatCUSPARSCopyTo", &n[3]));
   TEST_CHECK(n[3] - n[2] == 1, "%s: new values go up once, through the shadow (%" PetscInt_FMT " uploads)", type, n[3] - n[2]);
   PetscCall(MatLUFactorNumeric(F, B, &finfo));
   PetscCall(MatMatMult(B, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(CUSPARSEUploads(&n[4]));
+  PetscCall(EventCount("MatCUSPARSCopyTo", &n[4]));
   TEST_CHECK(n[4] == n[3], "%s: the numeric factorization and product after new values read them there (%" PetscInt_FMT " uploads)", type, n[4] - n[3]);
   {
     Mat       Ch;
@@ -318,19 +321,6 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_device_factor"));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Builds of the device copy so far (the event GPUMatBuild) */
-static PetscErrorCode GPUMatBuilds(PetscInt *n)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId("GPUMatBuild", &ev));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
-  *n = info.count;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -399,8 +389,8 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
       PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
       PetscCall(MatCreateVecs(B, &x, &b));
       PetscCall(VecSetRandom(b, NULL));
-      PetscCall(GPUMatBuilds(&builds[0]));
-      PetscCall(CUSPARSEUploads(&up[0]));
+      PetscCall(EventCount("GPUMatBuild", &builds[0]));
+      PetscCall(EventCount("MatCUSPARSCopyTo", &up[0]));
       if (!first) PetscCall(MatMult(B, b, x));
       PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
       PetscCall(MatFactorInfoInitialize(&finfo));
@@ -429,7 +419,7 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
           PetscCall(MatCholeskyFactorNumeric(Fh, A, &finfo));
         }
         PetscCall(MatMult(B, b, x));
-        PetscCall(CUSPARSEUploads(&up[1 + step]));
+        PetscCall(EventCount("MatCUSPARSCopyTo", &up[1 + step]));
         PetscCall(FactorSolveDifference(F, Fh, PETSC_FALSE, b, &diff));
         TEST_CHECK(diff <= 1e-10, "%s: device %s(0) (%s, %s) solves as SeqAIJ's host factor: relative difference %.2e", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", step ? "new values" : "first values", (double)diff);
         if (ilu) {
@@ -437,7 +427,7 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
           TEST_CHECK(diff <= 1e-10, "%s: device ILU(0) transposed solve (%s) as the host factor's: relative difference %.2e", type, step ? "new values" : "first values", (double)diff);
         }
       }
-      PetscCall(GPUMatBuilds(&builds[1]));
+      PetscCall(EventCount("GPUMatBuild", &builds[1]));
       PetscCall(MatGPUMatGetInfo(B, &ginfo));
       nup = up[1] - up[0];
       TEST_CHECK(builds[1] - builds[0] == 1, "%s: %s(0) %s: the format is built once (%" PetscInt_FMT " builds)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", builds[1] - builds[0]);
@@ -499,9 +489,9 @@ static PetscErrorCode CheckDeviceFactorRefused(const char *type)
   PetscCall(VecDestroy(&b));
   PetscCall(MatCreateVecs(L, &x, &b));
   PetscCall(VecSet(x, 1.0));
-  PetscCall(GPUMatBuilds(&builds[0]));
+  PetscCall(EventCount("GPUMatBuild", &builds[0]));
   PetscCall(MatMult(L, x, b));
-  PetscCall(GPUMatBuilds(&builds[1]));
+  PetscCall(EventCount("GPUMatBuild", &builds[1]));
   TEST_CHECK(builds[1] - builds[0] == 1, "%s: after the dense-row matrix, the next build is counted in GPUMatBuild (%" PetscInt_FMT ")", type, builds[1] - builds[0]);
   PetscCall(ISDestroy(&row));
   PetscCall(ISDestroy(&col));
@@ -512,19 +502,6 @@ static PetscErrorCode CheckDeviceFactorRefused(const char *type)
   PetscCall(MatDestroy(&L));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Device-to-host vector copies so far (PETSc's event VecCUDACopyFrom) */
-static PetscErrorCode VecDownloads(PetscInt *n)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId("VecCUDACopyFrom", &ev));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
-  *n = info.count;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -577,9 +554,9 @@ static PetscErrorCode CheckCPUSolve(const char *type)
       TEST_CHECK(diff <= 1e-10, "%s: cuSPARSE's %s(0) factor with -mat_cusparse_use_cpu_solve %" PetscInt_FMT " solves as SeqAIJ's: relative difference %.2e", type, MatFactorTypes[ftype[f]], cpu, (double)diff);
       PetscCall(VecDuplicate(b, &x));
       PetscCall(VecScale(b, 2.0)); /* b's values now on the device only (a scale by 1 does nothing) */
-      PetscCall(VecDownloads(&down[0]));
+      PetscCall(EventCount("VecCUDACopyFrom", &down[0]));
       PetscCall(MatSolve(F, b, x));
-      PetscCall(VecDownloads(&down[1]));
+      PetscCall(EventCount("VecCUDACopyFrom", &down[1]));
       TEST_CHECK(hostsolve ? down[1] > down[0] : down[1] == down[0], "%s: -mat_cusparse_use_cpu_solve %" PetscInt_FMT ": the %s(0) solve %s (%" PetscInt_FMT " device-to-host copies)", type, cpu, MatFactorTypes[ftype[f]], hostsolve ? "runs on the host" : "stays on the device", down[1] - down[0]);
       PetscCall(VecDestroy(&x));
       PetscCall(MatGetFactor(B, NULL, ftype[f], &D));
