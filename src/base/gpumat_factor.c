@@ -6,7 +6,8 @@
     ordering factor on the device from the device CSR the matrix already holds (gpumat_factor_device.c); the others
     factor on the host through a MATSEQAIJCUSPARSE shadow over the matrix's host arrays (gpumat_shadow.c) that the
     base keeps and whose device values follow ours at each numeric factorization. The triangular solves run on
-    the device.
+    the device, but those of LU and ILU factors where aijcusparse's -mat_cusparse_use_cpu_solve (read for our
+    matrix) or -pc_factor_mat_solve_on_host asks for the host, as aijcusparse honours the first.
   - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device, or
     where the host solves faster): gpumat_factor_host.c.
   Also: the default chooser, the in-place factorizations, the registration.
@@ -134,7 +135,7 @@ static PetscErrorCode MatILUFactorSymbolic_GPUMatShadow(Mat F, Mat A, IS r, IS c
   else {
     MatFactorInfo host = *info;
 
-    if (cpu) PetscGPUMatSetFactorOnHost(&host); /* aijcusparse factors ILU(0)/ICC(0) on the device whatever use_cpu_solve says, unless asked to factor on the host */
+    if (cpu) PetscGPUMatSetFactorOnHost(&host); /* aijcusparse factors ILU(0) on the device whatever use_cpu_solve says, unless asked to factor on the host */
     PetscCall(MatGPUMatDeviceFactorRelease(F));
     GPUMAT_SHADOW_SYMBOLIC(ILU, cusp_ilusymbolic, r, c, &host);
   }
