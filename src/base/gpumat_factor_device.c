@@ -1,8 +1,8 @@
 /*
   ILU(0) and ICC(0) in the natural ordering, factored and solved on the device from the device CSR the matrix
   already has: cuSPARSE's csrilu02/csric02 on a copy of its entries, then SpSV triangular solves (what aijcusparse
-  does on its own device CSR). The copy comes device to device from the format's layout where it holds the entries in
-  CSR order (CMRS, cuSPARSE CSR), else from the matrix's aijcusparse shadow (MatGPUMatCopyDeviceCSR()): a matrix
+  does on its own device CSR). The copy comes device to device from the format's layout where it gives the entries
+  back in CSR order (CMRS, ELLPACK-R, cuSPARSE CSR), else from the matrix's aijcusparse shadow (MatGPUMatCopyDeviceCSR()): a matrix
   multiplied before it is factored is not uploaded a second time, and one factored first is uploaded once, by the
   format's build. A numeric factorization with new values (Newton, time stepping) copies the values again and keeps
   the analyses (cusparseSpSV_updateMatrix()).
