@@ -6,7 +6,8 @@
   matrix. Here, as aijcusparse does on the device, equal patterns are found whatever the flag says and take the
   BLAS axpy; a pattern inside Y's is added row by row with a merge of the sorted columns. Either way Y keeps its
   pattern, so its device copy gets a value refresh (on the GPU for every format), not a rebuild. Anything else
-  (X not host AIJ, or entries outside Y's pattern) is SeqAIJ's.
+  (X not host AIJ, or entries outside Y's pattern) is SeqAIJ's. The cuSPARSE results of our products have this slot
+  too, so that MatAXPY() reaches it with an X of ours: they go to MatAXPY_GPUMatProductResult().
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
@@ -26,14 +27,21 @@ static PetscBool MatGPUMatPatternInside(PetscInt m, const PetscInt *xi, const Pe
 
 PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  Mat_GPUMat     *g = (Mat_GPUMat *)Y->spptr;
+  Mat_GPUMat     *g = NULL;
   const PetscInt *xi, *xj, *yi, *yj;
   PetscScalar    *xa, *ya;
   PetscMemType    xmt = PETSC_MEMTYPE_DEVICE, ymt = PETSC_MEMTYPE_DEVICE;
   PetscBool       aij = PETSC_FALSE, same = PETSC_FALSE;
   PetscInt        m   = Y->rmap->n;
+  PetscErrorCode (*ours)(void) = NULL;
 
   PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)Y, "MatGPUMatGetInfo_C", &ours));
+  if (!ours) { /* Y is the cuSPARSE result of one of our products, which has this slot so that MatAXPY() comes here */
+    PetscCall(MatAXPY_GPUMatProductResult(Y, a, X, str));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  g = (Mat_GPUMat *)Y->spptr;
   PetscCheck(g->hostops.axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No host MatAXPY to fall back to");
   if (str != SAME_NONZERO_PATTERN && X != Y && X->assembled && Y->assembled && X->rmap->n == m && X->cmap->n == Y->cmap->n) {
     PetscErrorCode (*prealloc)(Mat, PetscInt, const PetscInt[]) = NULL;

@@ -241,13 +241,48 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Block(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Y += a X where Y is the sparse result of one of our products (aijcusparse's matrix): X's shadow stands in for an X
+  of ours, so that aijcusparse adds on the device (cuSPARSE csrgeam for a pattern inside Y's), where it would take its
+  host path for an operand of another type. GAMG's prolongator smoothing does this on every level:
+  MatAYPX(A P0 D^-1, alpha, P0, SUBSET_NONZERO_PATTERN) with P0 of A's type. MatAXPY() calls Y's slot only when X has
+  the same one, so the result's slot is our types' own, MatAXPY_GPUMat(), which sends Y here; aijcusparse, in turn,
+  stays on the device only when both operands have its slot, so they get it back for the call.
+*/
+static PetscErrorCode (*cusp_axpy)(Mat, PetscScalar, Mat, MatStructure); /* aijcusparse's, as its matrices have it */
+
+PetscErrorCode MatAXPY_GPUMatProductResult(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  PetscErrorCode (*ours)(void) = NULL;
+  MatGPUMatShadow own;
+  PetscBool       seq, xresult = PETSC_FALSE;
+  Mat             S = X;
+  PetscErrorCode  ierr;
+
+  PetscFunctionBegin;
+  PetscCheck(cusp_axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Not the result of a product of ours");
+  PetscCall(PetscMemzero(&own, sizeof(own)));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &seq));
+  if (seq && X->spptr && X != Y) PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &ours));
+  if (ours && !X->boundtocpu && !Y->boundtocpu) PetscCall(MatGPUMatShadowOf(X, &own, &S)); /* ours: the base's shadow, current */
+  else if (!ours && X->ops->axpy == MatAXPY_GPUMat) xresult = PETSC_TRUE; /* the result of another product of ours */
+  Y->ops->axpy = cusp_axpy;
+  if (xresult) X->ops->axpy = cusp_axpy;
+  ierr         = (*cusp_axpy)(Y, a, S, str);
+  Y->ops->axpy = MatAXPY_GPUMat;
+  if (xresult) X->ops->axpy = MatAXPY_GPUMat;
+  PetscCall(ierr);
+  PetscCall(MatGPUMatShadowReset(&own));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_type)
 {
   Mat_Product      *product = C->product;
   MatGPUMatProduct *p;
   PetscContainer    c;
   Mat               S[3];
-  PetscBool         dense, block;
+  PetscBool         dense, block, sparse;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatBlockKernelUsable(C, &block));
@@ -274,6 +309,8 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     MatGPUMatProductRestoreOperands(product, saved);
     p->numeric             = C->ops->productnumeric;
     C->ops->productnumeric = MatProductNumeric_GPUMat_CUSPARSE;
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &sparse));
+    if (sparse && C->ops->axpy && !C->boundtocpu) GPUMAT_PUT_IN_FRONT(C, axpy, cusp_axpy, MatAXPY_GPUMat);
   } else {
     const PetscInt *ia, *ja;
     PetscInt        n;

@@ -577,6 +577,44 @@ static PetscErrorCode CheckCPUSolve(const char *type)
 }
 
 /*
+  GAMG's prolongator smoothing, P = A P0 D^-1 alpha + P0 (MatAYPX with a pattern inside A P0's): with A and P0 of our
+  type the product is cuSPARSE's, and the AYPX stays on the device (no device-to-host copy of the product); the
+  result equals the host computation
+*/
+static PetscErrorCode CheckProductAYPX(const char *type)
+{
+  Mat       A, P0, Ah, P0h, C, Ch;
+  PetscInt  down[2], m = 900, nc = 100;
+  PetscBool eq;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(TestCreateLaplacian(2, 30, &Ah));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, nc, 1, NULL, &P0h)); /* aggregates of 9 consecutive rows, as GAMG's tentative prolongator */
+  for (PetscInt i = 0; i < m; i++) PetscCall(MatSetValue(P0h, i, i / 9, 1.0 / 3.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(P0h, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(P0h, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatConvert(P0h, type, MAT_INITIAL_MATRIX, &P0));
+  PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatMatMult(Ah, P0h, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  PetscCall(EventCount("MatCUSPARSCopyFr", &down[0]));
+  PetscCall(MatAYPX(C, -0.7, P0, SUBSET_NONZERO_PATTERN));
+  PetscCall(EventCount("MatCUSPARSCopyFr", &down[1]));
+  PetscCall(MatAYPX(Ch, -0.7, P0h, SUBSET_NONZERO_PATTERN));
+  TEST_CHECK(down[1] == down[0], "%s: MatAYPX of a device product with a prolongator of ours stays on the device (%" PetscInt_FMT " device-to-host copies)", type, down[1] - down[0]);
+  PetscCall(MatMultEqual(C, Ch, 10, &eq));
+  TEST_CHECK(eq, "%s: MatAYPX of a device product with a prolongator of ours: the host's result", type);
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&P0));
+  PetscCall(MatDestroy(&Ah));
+  PetscCall(MatDestroy(&P0h));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Zero pivots of the device factor, as SeqAIJ's host factor has them: a zero on the diagonal is the factor's error
   (MatFactorGetError(): a KSP's PC then fails, the solve says why), a missing diagonal entry an error at once
 */
@@ -838,6 +876,7 @@ int main(int argc, char **argv)
     PetscCall(CheckDeviceFactorPivots(types[t]));
     PetscCall(CheckDeviceFactorRefused(types[t]));
     PetscCall(CheckCPUSolve(types[t]));
+    PetscCall(CheckProductAYPX(types[t]));
     PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
     PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));
