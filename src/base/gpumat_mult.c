@@ -222,7 +222,7 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     PetscInt                 nzrows;
 
     PetscCall(MatGPUMatFreeDevice_Private(A));
-    PetscCall(MatGPUMatGetRowStats(A, &stats));
+    PetscCall(MatGPUMatGetRowStatsForBuild(A, &stats));
     nzrows = stats->nzrows;
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
     if (stats->compressed) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);

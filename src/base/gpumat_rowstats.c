@@ -1,6 +1,6 @@
 /*
-  The row statistics every format plans from, computed once per nonzero pattern in one pass over the host row
-  offsets and kept by the base (Mat_GPUMat.rowstats): the formats' automatic parameters (threads per row, CMRS
+  The row statistics every format plans from, computed once per nonzero pattern in one pass over the row offsets
+  (the host's, or the device's at the build of a large matrix: gpumat_rowstats_device.cu) and kept by the base (Mat_GPUMat.rowstats): the formats' automatic parameters (threads per row, CMRS
   height), the choosing type's rule (src/choose/) and the base's compressed rows read them instead of scanning the
   rows at every query. They describe the
   rows the device copy holds: only the nonempty ones where rows are compressed (MPI off-diagonal blocks), whose
@@ -8,37 +8,96 @@
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
+static PetscBool MatGPUMatRowStatsCurrent(Mat A)
+{
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  MatGPUMatRowStats *s = &g->rowstats;
+
+  return (PetscBool)(s->valid && s->nonzerostate == A->nonzerostate && s->preallocated == A->preallocated && s->compress == g->compress_rows);
+}
+
+/* the statistics kept, from the counts of one pass over the rows (host or device; counted: there were rows to pass over) */
+static void MatGPUMatRowStatsSet(Mat A, PetscBool counted, PetscInt nzrows, PetscInt maxlen, PetscReal sumsq, PetscCount nnz)
+{
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  MatGPUMatRowStats *s = &g->rowstats;
+  const PetscInt     m = A->rmap->n;
+
+  s->nzrows       = nzrows;
+  s->maxlen       = maxlen;
+  s->sumsq        = sumsq;
+  s->nnz          = nnz;
+  s->compressed   = (PetscBool)(g->compress_rows && counted && nzrows < m);
+  s->rows         = s->compressed ? nzrows : m;
+  s->nonzerostate = A->nonzerostate;
+  s->preallocated = A->preallocated;
+  s->compress     = g->compress_rows;
+  s->valid        = PETSC_TRUE;
+}
+
 /*
   MatGPUMatGetRowStats - the statistics of A's rows as the device copy will hold them; NULL-free: a matrix not yet
   preallocated has rows = m and no entries
 */
 PetscErrorCode MatGPUMatGetRowStats(Mat A, const MatGPUMatRowStats **stats)
 {
-  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
-  MatGPUMatRowStats *s = &g->rowstats;
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  if (!s->valid || s->nonzerostate != A->nonzerostate || s->preallocated != A->preallocated || s->compress != g->compress_rows) {
+  if (!MatGPUMatRowStatsCurrent(A)) {
     const PetscInt *ai = NULL;
-    PetscInt        m  = A->rmap->n;
+    PetscInt        m  = A->rmap->n, nzrows = 0, maxlen = 0;
+    PetscReal       sumsq = 0.0;
 
-    PetscCall(PetscMemzero(s, sizeof(*s)));
     if (A->preallocated && m) PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     for (PetscInt i = 0; ai && i < m; i++) {
       const PetscInt len = ai[i + 1] - ai[i];
 
-      s->nzrows += (len > 0);
-      s->maxlen = PetscMax(s->maxlen, len);
-      s->sumsq += (PetscReal)len * (PetscReal)len;
+      nzrows += (len > 0);
+      maxlen = PetscMax(maxlen, len);
+      sumsq += (PetscReal)len * (PetscReal)len;
     }
-    s->nnz          = ai ? ai[m] : 0;
-    s->compressed   = (PetscBool)(g->compress_rows && ai && s->nzrows < m);
-    s->rows         = s->compressed ? s->nzrows : m;
-    s->nonzerostate = A->nonzerostate;
-    s->preallocated = A->preallocated;
-    s->compress     = g->compress_rows;
-    s->valid        = PETSC_TRUE;
+    MatGPUMatRowStatsSet(A, (PetscBool)!!ai, nzrows, maxlen, sumsq, ai ? ai[m] : 0);
   }
-  *stats = s;
+  *stats = &g->rowstats;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatGPUMatGetRowStatsForBuild - the same, at a build of A's device copy (the device is in use): reduced on the GPU
+  from A's device row offsets where A has at least GPUMAT_ROWSTATS_DEVICE_ROWS rows and holds all of them on the
+  device. The offsets are its shadow's where it has one, else the base's upload of them (g->d_ai), which the build
+  then reads instead of uploading them again. Smaller matrices (a reduction costs some 50 us) and compressed rows
+  (whose offsets are made from the host's pass) keep the host pass.
+*/
+#define GPUMAT_ROWSTATS_DEVICE_ROWS 65536
+
+PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat A, const MatGPUMatRowStats **stats)
+{
+  Mat_GPUMat     *g = (Mat_GPUMat *)A->spptr;
+  const PetscInt *ai, *d_ai = NULL, *d_aj = NULL;
+  const PetscInt  m = A->rmap->n;
+  PetscInt        nzrows, maxlen;
+  PetscReal       sumsq;
+
+  PetscFunctionBegin;
+  if (MatGPUMatRowStatsCurrent(A) || g->compress_rows || !A->preallocated || m < GPUMAT_ROWSTATS_DEVICE_ROWS) {
+    PetscCall(MatGPUMatGetRowStats(A, stats));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+  if (g->csr.mat && PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT) {
+    PetscCall(MatGPUMatShadowSync(A, &g->csr));
+    PetscCall(PetscGPUMatSeqAIJCUSPARSEGetIJ(g->csr.mat, PETSC_FALSE, &d_ai, &d_aj));
+  } else {
+    if (!g->d_ai) {
+      PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&g->d_ai));
+      PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
+    }
+    d_ai = g->d_ai;
+  }
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, &nzrows, &maxlen, &sumsq));
+  MatGPUMatRowStatsSet(A, PETSC_TRUE, nzrows, maxlen, sumsq, ai[m]);
+  *stats = &g->rowstats;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -320,6 +320,31 @@ static PetscErrorCode CheckRgCSRDeviceLayout(Mat B, const char *what, const char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The row statistics reduced on the GPU (MatGPUMatRowStatsOnDevice(), used at the builds of large matrices) equal the
+   host's pass over the same row offsets, outputs poisoned first */
+static PetscErrorCode CheckRowStatsOnDevice(Mat A, const char *name)
+{
+  const PetscInt *ai;
+  PetscInt        m, nzrows = -1, maxlen = -1, hnz = 0, hmax = 0;
+  PetscReal       sumsq = -1.0, hsq = 0.0;
+  PetscInt       *d_ai;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+  for (PetscInt i = 0; i < m; i++) {
+    hnz += ai[i + 1] > ai[i];
+    hmax = PetscMax(hmax, ai[i + 1] - ai[i]);
+    hsq += (PetscReal)(ai[i + 1] - ai[i]) * (PetscReal)(ai[i + 1] - ai[i]);
+  }
+  PetscCallCUDA(cudaMalloc((void **)&d_ai, (size_t)(m + 1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMemcpy(d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice));
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, &nzrows, &maxlen, &sumsq));
+  PetscCallCUDA(cudaFree(d_ai));
+  TEST_CHECK(nzrows == hnz && maxlen == hmax && sumsq == hsq, "%s: row statistics on the device equal the host's (nonempty rows %" PetscInt_FMT "/%" PetscInt_FMT ", longest %" PetscInt_FMT "/%" PetscInt_FMT ", sum of squares %.17g/%.17g)", name, nzrows, hnz, maxlen, hmax, (double)sumsq, (double)hsq);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Every variant of `type` on matrix A (host AIJ) */
 static PetscErrorCode TestMatrix(Mat A, const char *name, const char *type, PetscRandom rnd)
 {
@@ -742,6 +767,7 @@ int main(int argc, char **argv)
 
       PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
       if (!more) break;
+      if (!t) PetscCall(CheckRowStatsOnDevice(A, name));
       PetscCall(TestMatrix(A, name, types[t], rnd));
       PetscCall(MatDestroy(&A));
     }
@@ -757,6 +783,7 @@ int main(int argc, char **argv)
         continue;
       }
       PetscCall(MatLoadMatrixMarket(PETSC_COMM_SELF, path, MATSEQAIJ, &A));
+      if (!t) PetscCall(CheckRowStatsOnDevice(A, mats[k]));
       PetscCall(TestMatrix(A, mats[k], types[t], rnd));
       PetscCall(MatDestroy(&A));
     }

@@ -280,6 +280,8 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const Pe
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
+PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRowStats **);
+PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
 
 /*
   MPI types (src/base/gpumat_mpi.c): MATMPIAIJ whose diagonal and off-diagonal blocks are seq petscgpumat
