@@ -39,12 +39,9 @@ static PetscErrorCode MatGPUMatShadowDestroy_Private(PetscGPUMatCtxArg ctx)
 
 static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatFactorShadow **s)
 {
-  PetscContainer c;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, shadow_key, (PetscObject *)&c));
-  PetscCheck(c, PetscObjectComm((PetscObject)F), PETSC_ERR_PLIB, "Factor without its petscgpumat shadow matrix");
-  PetscCall(PetscContainerGetPointer(c, (void **)s));
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, shadow_key, (void **)s));
+  PetscCheck(*s, PetscObjectComm((PetscObject)F), PETSC_ERR_PLIB, "Factor without its petscgpumat shadow matrix");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,7 +164,6 @@ static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, M
 {
   PetscErrorCode (*cusp)(Mat, MatFactorType, Mat *) = NULL;
   MatGPUMatFactorShadow *s;
-  PetscContainer   c;
 
   PetscFunctionBegin;
   PetscCall(MatSolverTypeGet(MATSOLVERCUSPARSE, MATSEQAIJCUSPARSE, ftype, NULL, NULL, &cusp));
@@ -176,11 +172,7 @@ static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, M
      factorization (A need not be assembled yet: PCFactorSetDefaultOrdering() asks for a factor to learn its ordering) */
   PetscCall((*cusp)(A, ftype, F));
   PetscCall(PetscNew(&s));
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-  PetscCall(PetscContainerSetPointer(c, s));
-  PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatShadowDestroy_Private));
-  PetscCall(PetscObjectCompose((PetscObject)*F, shadow_key, (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
+  PetscCall(PetscObjectContainerCompose((PetscObject)*F, shadow_key, s, MatGPUMatShadowDestroy_Private));
   GPUMAT_WRAP_FACTOR_SLOT(*F, lufactorsymbolic, cusp_lusymbolic, MatLUFactorSymbolic_GPUMatShadow);
   GPUMAT_WRAP_FACTOR_SLOT(*F, ilufactorsymbolic, cusp_ilusymbolic, MatILUFactorSymbolic_GPUMatShadow);
   GPUMAT_WRAP_FACTOR_SLOT(*F, choleskyfactorsymbolic, cusp_choleskysymbolic, MatCholeskyFactorSymbolic_GPUMatShadow);

@@ -2,7 +2,7 @@
   ILU(0) and ICC(0) in the natural ordering, factored and solved on the device from the device CSR the matrix
   already has: cuSPARSE's csrilu02/csric02 on a copy of its entries, then SpSV triangular solves (what aijcusparse
   does on its own device CSR). The copy comes device to device from the format's layout where it gives the entries
-  back in CSR order (CMRS, ELLPACK-R, cuSPARSE CSR), else from the matrix's aijcusparse shadow (MatGPUMatCopyDeviceCSR()): a matrix
+  back in CSR order (CMRS, ELLPACK-R, RgCSR, cuSPARSE CSR), else from the matrix's aijcusparse shadow (MatGPUMatCopyDeviceCSR()): a matrix
   multiplied before it is factored is not uploaded a second time, and one factored first is uploaded once, by the
   format's build. A numeric factorization with new values (Newton, time stepping) copies the values again and keeps
   the analyses (cusparseSpSV_updateMatrix()).
@@ -110,19 +110,11 @@ static PetscErrorCode MatGPUMatDeviceFactorDestroy_Private(PetscGPUMatCtxArg ctx
 
 static PetscErrorCode MatGPUMatDeviceFactorGet_Private(Mat F, PetscBool create, MatGPUMatDeviceFactor **f)
 {
-  PetscContainer c;
-
   PetscFunctionBegin;
-  *f = NULL;
-  PetscCall(PetscObjectQuery((PetscObject)F, device_factor_key, (PetscObject *)&c));
-  if (c) PetscCall(PetscContainerGetPointer(c, (void **)f));
-  else if (create) {
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, device_factor_key, (void **)f));
+  if (!*f && create) {
     PetscCall(PetscNew(f));
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, *f));
-    PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatDeviceFactorDestroy_Private));
-    PetscCall(PetscObjectCompose((PetscObject)F, device_factor_key, (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
+    PetscCall(PetscObjectContainerCompose((PetscObject)F, device_factor_key, *f, MatGPUMatDeviceFactorDestroy_Private));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -51,18 +51,12 @@ static PetscErrorCode MatGPUMatHostFactorDestroy_Private(PetscGPUMatCtxArg ctx)
 
 static PetscErrorCode MatGPUMatHostFactorGet_Private(Mat F, MatGPUMatHostFactor **h)
 {
-  PetscContainer c;
-
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)F, host_factor_key, (PetscObject *)&c));
-  if (!c) {
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, host_factor_key, (void **)h));
+  if (!*h) {
     PetscCall(PetscNew(h));
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, *h));
-    PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatHostFactorDestroy_Private));
-    PetscCall(PetscObjectCompose((PetscObject)F, host_factor_key, (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
-  } else PetscCall(PetscContainerGetPointer(c, (void **)h));
+    PetscCall(PetscObjectContainerCompose((PetscObject)F, host_factor_key, *h, MatGPUMatHostFactorDestroy_Private));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

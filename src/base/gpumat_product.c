@@ -76,16 +76,14 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
 static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
 {
   MatGPUMatProduct  *p;
-  PetscContainer     c;
   Mat                S[3];
   const PetscScalar *v;
   PetscScalar       *w;
   const PetscInt    *ci;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)C, product_key, (PetscObject *)&c));
-  PetscCheck(c, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
-  PetscCall(PetscContainerGetPointer(c, (void **)&p));
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
+  PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
   PetscCall(MatProductNumeric(p->product));
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
@@ -119,13 +117,11 @@ static void MatGPUMatProductRestoreOperands(Mat_Product *product, Mat saved[3])
 static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
 {
   MatGPUMatProduct *p;
-  PetscContainer    c;
   Mat               S[3], saved[3];
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)C, product_key, (PetscObject *)&c));
-  PetscCheck(c, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
-  PetscCall(PetscContainerGetPointer(c, (void **)&p));
+  PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
+  PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
   MatGPUMatProductSwapOperands(C->product, S, saved);
   PetscCall((*p->numeric)(C));
@@ -280,7 +276,6 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
 {
   Mat_Product      *product = C->product;
   MatGPUMatProduct *p;
-  PetscContainer    c;
   Mat               S[3];
   PetscBool         dense, block, sparse;
 
@@ -294,9 +289,6 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
   p->operand[0] = product->A;
   p->operand[1] = product->B;
   p->operand[2] = product->type == MATPRODUCT_ABC ? product->C : NULL;
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-  PetscCall(PetscContainerSetPointer(c, p));
-  PetscCall(PetscGPUMatContainerSetCtxDestroy(c, MatGPUMatProductDestroy_Private));
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
   if (dense || !same_type) {
@@ -335,8 +327,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     PetscCall(((Mat_GPUMat *)X->spptr)->format->copyparameters(X, C)); /* what was set on the operand holds for the product */
     C->ops->productnumeric = MatProductNumeric_GPUMat_Sparse;
   }
-  PetscCall(PetscObjectCompose((PetscObject)C, product_key, (PetscObject)c));
-  PetscCall(PetscContainerDestroy(&c));
+  PetscCall(PetscObjectContainerCompose((PetscObject)C, product_key, p, MatGPUMatProductDestroy_Private));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -37,21 +37,19 @@ typedef const char *PetscGPUMatErrorText;
 #endif
 
 /*
-  A container's destroy hook: 3.22 has PetscContainerSetUserDestroy() and passes the context; 3.23 renamed it
-  PetscContainerSetCtxDestroy() and passes the context's address (void **), which 3.25 types as PetscCtxRt (void *).
+  A composed container's destroy hook (PetscObjectContainerCompose()): 3.22 passes the context; 3.23 passes its address
+  (void **), which 3.25 types as PetscCtxRt (void *). A hook takes a PetscGPUMatCtxArg and reads the context with
+  PetscGPUMatCtxOf().
 */
 #if PETSC_VERSION_LT(3, 23, 0)
 typedef void *PetscGPUMatCtxArg;
-  #define PetscGPUMatCtxOf(arg)              (arg)
-  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetUserDestroy
+  #define PetscGPUMatCtxOf(arg) (arg)
 #elif PETSC_VERSION_LT(3, 25, 0)
 typedef void **PetscGPUMatCtxArg;
-  #define PetscGPUMatCtxOf(arg)              (*(arg))
-  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetCtxDestroy
+  #define PetscGPUMatCtxOf(arg) (*(arg))
 #else
 typedef PetscCtxRt PetscGPUMatCtxArg;
-  #define PetscGPUMatCtxOf(arg)              (*(void **)(arg))
-  #define PetscGPUMatContainerSetCtxDestroy PetscContainerSetCtxDestroy
+  #define PetscGPUMatCtxOf(arg) (*(void **)(arg))
 #endif
 
 /*
