@@ -383,6 +383,18 @@ static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
 }
 
 /* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
+/* The slots back to CSR order through the permutation (the inverse of the build: MatRgCSRGatherThread()) */
+static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  *can = (PetscBool)(r->m == A->rmap->n && d_ai);
+  if (*can) PetscCall(MatRgCSRCUDALaunchGather(stream, r, d_ai, d_aj, d_aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqRGCSRCUDA *r;
@@ -452,6 +464,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   .getinfo        = MatGPUFormatGetInfo_RgCSR,
   .compose        = MatComposeRgCSR_Private,
   .multblock      = MatGPUFormatMultBlock_RgCSR,
+  .copycsr        = MatGPUFormatCopyCSR_RgCSR,
 };
 
 /*MC

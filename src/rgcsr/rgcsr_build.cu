@@ -59,6 +59,14 @@ __global__ void __launch_bounds__(kBlock) rgcsr_fill(int m, int G, int T, int st
   if (tid < (long long)m * T) MatRgCSRFillThread(tid, m, G, T, structure, ai, aj, aa, gp, rl, perm, col, val);
 }
 
+/* The layout back to CSR order: one thread per (stored row, lane), see MatRgCSRGatherThread() */
+__global__ void __launch_bounds__(kBlock) rgcsr_gather(int m, int G, int T, const PetscInt *__restrict__ ai, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, PetscInt *aj, PetscScalar *aa)
+{
+  const long long tid = (long long)blockIdx.x * kBlock + threadIdx.x;
+
+  if (tid < (long long)m * T) MatRgCSRGatherThread(tid, m, G, T, ai, gp, rl, perm, col, val, aj, aa);
+}
+
 /* the work arrays of the groups step (freed whatever happens) */
 struct GroupsWork {
   int   *len = nullptr, *idx = nullptr, *K = nullptr, *maxK = nullptr;
@@ -154,6 +162,17 @@ PetscErrorCode MatRgCSRCUDALaunchFill(void *s, const Mat_SeqRGCSRCUDA *r, PetscB
   PetscFunctionBegin;
   if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
   rgcsr_fill<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, (int)structure, ai, aj, aa, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRCUDALaunchGather(void *s, const Mat_SeqRGCSRCUDA *r, const PetscInt *ai, PetscInt *aj, PetscScalar *aa)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
+  rgcsr_gather<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, ai, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val, aj, aa);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

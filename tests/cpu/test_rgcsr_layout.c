@@ -130,6 +130,20 @@ static PetscErrorCode TestEmulation(void)
           PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_TRUE, ai, aj, aa, L.gp, L.rl, L.perm, col, val));
           same = (PetscBool)(!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar))));
           TEST_CHECK(same, "device build of RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " emulated on %s: bit for bit the host layout", G, T, W, name);
+          {
+            /* and back to CSR order through the permutation (the device factor's copy, MatRgCSRGatherThread()), into
+               poisoned arrays: the CSR */
+            PetscInt    *gj = NULL;
+            PetscScalar *ga = NULL;
+
+            PetscCall(PetscMalloc2(nnz + 1, &gj, nnz + 1, &ga));
+            memset(gj, 0x5a, (size_t)(nnz + 1) * sizeof(PetscInt));
+            memset(ga, 0x5a, (size_t)(nnz + 1) * sizeof(PetscScalar));
+            PetscCall(MatRgCSRLayoutGatherEmulate(m, G, T, ai, L.gp, L.rl, L.perm, col, val, gj, ga));
+            same = (PetscBool)(!nnz || (!memcmp(gj, aj, (size_t)nnz * sizeof(PetscInt)) && !memcmp(ga, aa, (size_t)nnz * sizeof(PetscScalar))));
+            TEST_CHECK(same, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " back to CSR order, emulated on %s: bit for bit the CSR", G, T, W, name);
+            PetscCall(PetscFree2(gj, ga));
+          }
           PetscCall(PetscMalloc1(nnz + 1, &aa2));
           for (PetscInt k = 0; k < nnz; k++) aa2[k] = 2.0 * aa[k] + 1.0;
           if (L.stored) {

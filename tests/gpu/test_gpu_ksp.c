@@ -3,6 +3,7 @@ static const char help[] = "KSP CG and GMRES with the petscgpumat types against 
 
 #include <petscksp.h>
 #include <petscgpumat.h>
+#include <petscgpumat/private/rgcsrimpl.h>
 #include "../common/testutil.h"
 
 /*
@@ -359,17 +360,18 @@ static PetscErrorCode FactorSolveDifference(Mat F, Mat Fh, PetscBool transpose, 
   new values refactored in place; the factor reports A's entries; a zero pivot is the factor's error, as on the host;
   a missing diagonal entry an error at the symbolic phase
 */
-static PetscErrorCode CheckDeviceFactor(const char *type)
+static PetscErrorCode CheckDeviceFactor(const char *type, PetscBool sorted)
 {
   const MatFactorType ftype[] = {MAT_FACTOR_ILU, MAT_FACTOR_ICC};
-  PetscBool           holds, cmrs, ellr;
+  PetscBool           holds, cmrs, ellr, rgcsr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscLogDefaultBegin());
   PetscCall(PetscStrcmp(type, MATCMRSCUDA, &cmrs));
   PetscCall(PetscStrcmp(type, MATELLRCUDA, &ellr));
+  PetscCall(PetscStrcmp(type, MATRGCSRCUDA, &rgcsr));
   PetscCall(PetscStrcmp(type, MATCSRCUDA, &holds));
-  holds = (PetscBool)(holds || cmrs || ellr);
+  holds = (PetscBool)(holds || cmrs || ellr || rgcsr);
   for (size_t f = 0; f < PETSC_STATIC_ARRAY_LENGTH(ftype); f++) {
     for (PetscInt first = 0; first < 2; first++) { /* 0: multiplied before it is factored, 1: factored first */
       const PetscBool ilu = (PetscBool)(ftype[f] == MAT_FACTOR_ILU);
@@ -387,6 +389,12 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
       if (ilu) PetscCall(CreateConvectionDiffusion(60, &A));
       else PetscCall(TestCreateLaplacian(2, 60, &A));
       PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+      if (sorted) { /* RgCSR with its rows sorted by length: the layout gives the CSR back through its permutation */
+        PetscCall(PetscOptionsInsertString(NULL, "-mat_rgcsr_sort_window 1000000000 -mat_rgcsr_sort_min_saving 0"));
+        PetscCall(MatSetFromOptions(B));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_window"));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_rgcsr_sort_min_saving"));
+      }
       PetscCall(MatCreateVecs(B, &x, &b));
       PetscCall(VecSetRandom(b, NULL));
       PetscCall(EventCount("GPUMatBuild", &builds[0]));
@@ -430,6 +438,13 @@ static PetscErrorCode CheckDeviceFactor(const char *type)
       PetscCall(EventCount("GPUMatBuild", &builds[1]));
       PetscCall(MatGPUMatGetInfo(B, &ginfo));
       nup = up[1] - up[0];
+      if (sorted) {
+        MatRgCSRLayout D;
+
+        PetscCall(MatRGCSRCUDAGetDeviceLayout(B, &D));
+        TEST_CHECK(D.perm != NULL, "%s: %s(0): the rows were sorted (a permutation in the layout)", type, MatFactorTypes[ftype[f]]);
+        PetscCall(MatRgCSRLayoutDestroy(&D));
+      }
       TEST_CHECK(builds[1] - builds[0] == 1, "%s: %s(0) %s: the format is built once (%" PetscInt_FMT " builds)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", builds[1] - builds[0]);
       TEST_CHECK(holds ? nup == 0 : nup <= 1, "%s: device %s(0) %s: %" PetscInt_FMT " uploads of an aijcusparse copy (expected %s)", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", nup, holds ? "none: the layout gives the CSR back" : "at most one");
       TEST_CHECK((nup == 0) == (ginfo.device_csr_bytes == 0), "%s: an aijcusparse copy is kept (%zu bytes) exactly where one was uploaded (%" PetscInt_FMT ")", type, ginfo.device_csr_bytes, nup);
@@ -872,7 +887,8 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
-    PetscCall(CheckDeviceFactor(types[t]));
+    PetscCall(CheckDeviceFactor(types[t], PETSC_FALSE));
+    if (!strcmp(types[t], MATRGCSRCUDA)) PetscCall(CheckDeviceFactor(types[t], PETSC_TRUE));
     PetscCall(CheckDeviceFactorPivots(types[t]));
     PetscCall(CheckDeviceFactorRefused(types[t]));
     PetscCall(CheckCPUSolve(types[t]));

@@ -16,3 +16,4 @@ PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool,
 PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt, PetscInt, const PetscInt[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);
+PetscErrorCode MatRgCSRLayoutGatherEmulate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscCount[], const int[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);

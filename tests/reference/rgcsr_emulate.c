@@ -60,3 +60,38 @@ PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, Pet
   for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRFillThread(tid, (int)m, (int)G, (int)T, (int)structure, ai, aj, aa, gp, rl, perm, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*@C
+  MatRgCSRLayoutGatherEmulate - Runs, on the host, the threads of the device copy of a row-grouped CSR layout back to
+  CSR order (the inverse of its build)
+
+  Not Collective
+
+  Input Parameters:
++ m    - rows
+. G    - group size
+. T    - threads per row
+. ai   - CSR row offsets
+. gp   - group offsets
+. rl   - row lengths in stored order
+. perm - matrix row of each stored row, or `NULL` for no reordering
+. col  - column of each slot
+- val  - value of each slot
+
+  Output Parameters:
++ aj - CSR column indices (may be `NULL`)
+- aa - CSR values (may be `NULL`)
+
+  Level: developer
+
+  Note:
+  Every thread runs `MatRgCSRGatherThread()`, the function the device kernel runs.
+
+.seealso: `MatRgCSRLayoutFillEmulate()`, `MatRgCSRLayoutCreate()`
+@*/
+PetscErrorCode MatRgCSRLayoutGatherEmulate(PetscInt m, PetscInt G, PetscInt T, const PetscInt ai[], const PetscCount gp[], const int rl[], const int perm[], const int col[], const PetscScalar val[], PetscInt aj[], PetscScalar aa[])
+{
+  PetscFunctionBegin;
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRGatherThread(tid, (int)m, (int)G, (int)T, ai, gp, rl, perm, col, val, aj, aa);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -64,6 +64,26 @@ static inline MATRGCSR_HOST_DEVICE void MatRgCSRFillThread(long long tid, int m,
   }
 }
 
+/*
+  The inverse of the build, thread by thread: thread tid = (stored row p, lane) copies the slots lane, lane + T, ... of p
+  below its length back to its matrix row's CSR places (columns and values; either output may be NULL), for what
+  reads the device CSR besides the products (the device ILU(0)/ICC(0) factor). The kernel (rgcsr_gather) and the host
+  emulation (MatRgCSRLayoutGatherEmulate()) run this.
+*/
+static inline MATRGCSR_HOST_DEVICE void MatRgCSRGatherThread(long long tid, int m, int G, int T, const PetscInt *ai, const PetscCount *gp, const int *rl, const int *perm, const int *col, const PetscScalar *val, PetscInt *aj, PetscScalar *aa)
+{
+  const int        p = (int)(tid / T), lane = (int)(tid % T), g = p / G, t = p - g * G;
+  const int        Gg = m - g * G < G ? m - g * G : G, len = rl[p];
+  const PetscInt   start = ai[perm ? perm[p] : p];
+  const PetscCount step  = (PetscCount)Gg * T;
+  PetscCount       s     = gp[g] + (PetscCount)t * T + lane;
+
+  for (int k = lane; k < len; k += T, s += step) {
+    if (aj) aj[start + k] = (PetscInt)col[s];
+    if (aa) aa[start + k] = val[s];
+  }
+}
+
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt *, PetscCount *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
@@ -89,6 +109,7 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat, MatRgCSRLayout *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDABuildGroups(Mat, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt *, int **, int **, PetscCount **, PetscInt *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchGather(void *, const Mat_SeqRGCSRCUDA *, const PetscInt *, PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *);
