@@ -267,8 +267,8 @@ PetscErrorCode MatAXPY_GPUMatProductResult(Mat Y, PetscScalar a, Mat X, MatStruc
   ierr         = (*cusp_axpy)(Y, a, S, str);
   Y->ops->axpy = MatAXPY_GPUMat;
   if (xresult) X->ops->axpy = MatAXPY_GPUMat;
+  PetscCall(MatGPUMatShadowReset(&own)); /* also after an error */
   PetscCall(ierr);
-  PetscCall(MatGPUMatShadowReset(&own));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
