@@ -8,6 +8,8 @@
     before the column and value arrays are allocated;
   - fill: one thread per stored row and lane writes its slots (MatRgCSRFillThread(), shared with the host
     emulation); with structure false it refreshes the values only.
+  And its inverse, the gather back to CSR order through the permutation (MatRgCSRGatherThread()), for what reads the
+  device CSR besides the products (the device ILU(0)/ICC(0) factor).
 */
 #include <petscgpumat/private/rgcsrimpl.h>
 #include <petscgpumat/private/gpumatcuda.h>
