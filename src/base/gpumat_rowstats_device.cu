@@ -71,9 +71,10 @@ PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, Petsc
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate %zu bytes of device memory for the row statistics", at + sizeof(RowSums));
     }
     PetscCallCUDA(err);
-    PetscCallCUDA(cub::DeviceReduce::Reduce(work, bytes, rows, (RowSums *)(work + at), m, AddRows{}, zero, cudaStreamLegacy));
-    PetscCallCUDA(cudaMemcpy(&sums, work + at, sizeof(RowSums), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaFree(work));
+    err = cub::DeviceReduce::Reduce(work, bytes, rows, (RowSums *)(work + at), m, AddRows{}, zero, cudaStreamLegacy);
+    if (err == cudaSuccess) err = cudaMemcpy(&sums, work + at, sizeof(RowSums), cudaMemcpyDeviceToHost);
+    PetscCallCUDA(cudaFree(work)); /* also after an error */
+    PetscCallCUDA(err);
   }
   *nzrows = (PetscInt)sums.nzrows;
   *maxlen = (PetscInt)sums.maxlen;
