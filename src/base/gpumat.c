@@ -502,6 +502,14 @@ PetscErrorCode MatGPUMatGetData(Mat A, const MatGPUFormat *format, void *data)
 }
 
 /* A structural parameter changed: the next GPU operation rebuilds the device structure. */
+/* Whether X is of a petscgpumat type (seq or MPI: both compose MatGPUMatGetInfo_C) */
+PetscBool MatGPUMatIsOurs(Mat X)
+{
+  PetscErrorCode (*f)(void) = NULL;
+
+  return (PetscBool)(X && X->spptr && !PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &f) && f);
+}
+
 PetscErrorCode MatGPUMatInvalidateStructure(Mat A)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;

@@ -33,11 +33,9 @@ PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
   PetscMemType    xmt = PETSC_MEMTYPE_DEVICE, ymt = PETSC_MEMTYPE_DEVICE;
   PetscBool       aij = PETSC_FALSE, same = PETSC_FALSE;
   PetscInt        m   = Y->rmap->n;
-  PetscErrorCode (*ours)(void) = NULL;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectQueryFunction((PetscObject)Y, "MatGPUMatGetInfo_C", &ours));
-  if (!ours) { /* Y is the cuSPARSE result of one of our products, which has this slot so that MatAXPY() comes here */
+  if (!MatGPUMatIsOurs(Y)) { /* Y is the cuSPARSE result of one of our products, which has this slot so that MatAXPY() comes here */
     PetscCall(MatAXPY_GPUMatProductResult(Y, a, X, str));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

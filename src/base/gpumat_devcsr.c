@@ -41,7 +41,6 @@ static PetscErrorCode MatGPUMatCopyFormatCSR_Private(Mat A, void *stream, PetscI
 */
 PetscErrorCode MatGPUMatCopyDeviceCSR(Mat X, MatGPUMatShadow *own, void *stream, PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa)
 {
-  PetscErrorCode (*ours)(void) = NULL;
   PetscBool          cusparse, done = PETSC_FALSE;
   const PetscInt    *ai, *aj;
   const PetscScalar *aa;
@@ -50,8 +49,7 @@ PetscErrorCode MatGPUMatCopyDeviceCSR(Mat X, MatGPUMatShadow *own, void *stream,
 
   PetscFunctionBegin;
   PetscCheck(PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT, PETSC_COMM_SELF, PETSC_ERR_SUP, "The device CSR of aijcusparse has 32-bit indices: not PetscInt here");
-  if (X->spptr) PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &ours));
-  if (ours) PetscCall(MatGPUMatCopyFormatCSR_Private(X, stream, d_ai, d_aj, d_aa, &done));
+  if (MatGPUMatIsOurs(X)) PetscCall(MatGPUMatCopyFormatCSR_Private(X, stream, d_ai, d_aj, d_aa, &done));
   if (done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)X, MATSEQAIJCUSPARSE, &cusparse));
   if (cusparse) S = X;

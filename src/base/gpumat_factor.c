@@ -103,13 +103,10 @@ static PetscErrorCode (*cusp_iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
 */
 static PetscErrorCode MatGPUMatCPUSolve_Private(Mat A, const MatFactorInfo *info, PetscBool *cpu)
 {
-  PetscErrorCode (*ours)(void) = NULL;
-
   PetscFunctionBegin;
   (void)info; /* PETSc before 3.24 has no solveonhost */
   *cpu = PetscGPUMatSolveOnHost(info);
-  if (!*cpu && A->spptr) PetscCall(PetscObjectQueryFunction((PetscObject)A, "MatGPUMatGetInfo_C", &ours));
-  if (ours) *cpu = ((Mat_GPUMat *)A->spptr)->cpu_solve;
+  if (!*cpu && MatGPUMatIsOurs(A)) *cpu = ((Mat_GPUMat *)A->spptr)->cpu_solve;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

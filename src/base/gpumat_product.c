@@ -130,14 +130,6 @@ static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether X is of a petscgpumat type (seq or MPI: both compose MatGPUMatGetInfo_C) */
-static PetscBool MatGPUMatIsOurs(Mat X)
-{
-  PetscErrorCode (*f)(void) = NULL;
-
-  return (PetscBool)(X && X->spptr && !PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &f) && f);
-}
-
 /* The first operand of a petscgpumat type (one is: the product came to our productsetfromoptions) */
 static Mat MatGPUMatProductFirstOurs(Mat X[3])
 {
@@ -249,9 +241,8 @@ static PetscErrorCode (*cusp_axpy)(Mat, PetscScalar, Mat, MatStructure); /* aijc
 
 PetscErrorCode MatAXPY_GPUMatProductResult(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
-  PetscErrorCode (*ours)(void) = NULL;
   MatGPUMatShadow own;
-  PetscBool       seq, xresult = PETSC_FALSE;
+  PetscBool       seq, ours, xresult = PETSC_FALSE;
   Mat             S = X;
   PetscErrorCode  ierr;
 
@@ -259,7 +250,7 @@ PetscErrorCode MatAXPY_GPUMatProductResult(Mat Y, PetscScalar a, Mat X, MatStruc
   PetscCheck(cusp_axpy, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Not the result of a product of ours");
   PetscCall(PetscMemzero(&own, sizeof(own)));
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &seq));
-  if (seq && X->spptr && X != Y) PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &ours));
+  ours = (PetscBool)(seq && X != Y && MatGPUMatIsOurs(X));
   if (ours && !X->boundtocpu && !Y->boundtocpu) PetscCall(MatGPUMatShadowOf(X, &own, &S)); /* ours: the base's shadow, current */
   else if (!ours && X->ops->axpy == MatAXPY_GPUMat) xresult = PETSC_TRUE; /* the result of another product of ours */
   Y->ops->axpy = cusp_axpy;

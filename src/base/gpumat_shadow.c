@@ -86,13 +86,11 @@ PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *s)
 */
 PetscErrorCode MatGPUMatShadowOf(Mat X, MatGPUMatShadow *own, Mat *S)
 {
-  PetscErrorCode (*ours)(void) = NULL;
   PetscBool seq;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQAIJ, &seq));
-  if (seq && X->spptr) PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatGPUMatGetInfo_C", &ours));
-  if (ours) {
+  if (seq && MatGPUMatIsOurs(X)) {
     Mat_GPUMat *g = (Mat_GPUMat *)X->spptr;
 
     PetscCall(MatGPUMatShadowReset(own));

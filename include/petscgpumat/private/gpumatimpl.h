@@ -263,6 +263,7 @@ PETSC_INTERN PetscErrorCode MatCreate_GPUMat(Mat, const MatGPUFormat *);
 PETSC_INTERN PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm, MatType, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatInvalidateStructure(Mat);
+PETSC_INTERN PetscBool      MatGPUMatIsOurs(Mat); /* src/base/gpumat.c */
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
