@@ -23,7 +23,7 @@ static PetscErrorCode MatGPUMatCopyFormatCSR_Private(Mat A, void *stream, PetscI
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatGPUMatSyncDevice(A);
   PetscCall(PetscPopErrorHandler());
-  if (ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE) {
+  if (MatGPUMatBuildRefused(ierr)) {
     PetscCall(PetscInfo(A, "%s does not build its device copy (error %d): the device CSR comes from its aijcusparse copy\n", ((PetscObject)A)->type_name, (int)ierr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

@@ -205,7 +205,7 @@ static PetscErrorCode MatAutoTryBuild_Private(Mat A, Mat_SeqAutoCUDA *a, PetscIn
   *ierr = a->cand[k]->build(A, csr);
   PetscCall(PetscPopErrorHandler());
   if (*ierr) {
-    PetscCheck(*ierr == PETSC_ERR_SUP || *ierr == PETSC_ERR_MEM || *ierr == PETSC_ERR_GPU_RESOURCE, PetscObjectComm((PetscObject)A), *ierr, "Building %s for %s failed", a->cand[k]->name, ((PetscObject)A)->type_name);
+    PetscCheck(MatGPUMatBuildRefused(*ierr), PetscObjectComm((PetscObject)A), *ierr, "Building %s for %s failed", a->cand[k]->name, ((PetscObject)A)->type_name);
     PetscCall(a->cand[k]->freedevice(A));
     a->active = -1;
   }

@@ -264,6 +264,12 @@ PETSC_INTERN PetscErrorCode MatCreateSeq_GPUMat(MPI_Comm, MatType, PetscInt, Pet
 PETSC_INTERN PetscErrorCode MatGPUMatGetData(Mat, const MatGPUFormat *, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatInvalidateStructure(Mat);
 PETSC_INTERN PetscBool      MatGPUMatIsOurs(Mat); /* src/base/gpumat.c */
+/* A build its caller may recover from (another candidate, the shadow): the format refused the matrix (its padding
+   guard) or it does not fit the device */
+static inline PetscBool MatGPUMatBuildRefused(PetscErrorCode ierr)
+{
+  return (PetscBool)(ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE);
+}
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
