@@ -117,6 +117,19 @@ static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's host row offsets (all m + 1 of them) to the device, kept in g->d_ai, unless they are there already */
+PetscErrorCode MatGPUMatUploadRowOffsets(Mat A, const PetscInt *ai)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (!g->d_ai) {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(A->rmap->n + 1) * sizeof(PetscInt), (void **)&g->d_ai));
+    PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(A->rmap->n + 1) * sizeof(PetscInt)));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The device CSR a format reads during one build or refresh, and what the base made for it */
 typedef struct {
   MatGPUMatCSR csr;    /* own_aj, own_aa: the temporaries of the base's own upload, unless the format took them */
@@ -154,10 +167,7 @@ static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const 
     csr->d_aj = d_aj;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!g->cai && !g->d_ai) {
-    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(csr->m + 1) * sizeof(PetscInt), (void **)&g->d_ai));
-    PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(csr->m + 1) * sizeof(PetscInt)));
-  }
+  if (!g->cai) PetscCall(MatGPUMatUploadRowOffsets(A, ai));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&csr->own_aa));
   PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar)));
   if (structure) {

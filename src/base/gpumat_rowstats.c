@@ -90,10 +90,7 @@ PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat A, const MatGPUMatRowStats **sta
     PetscCall(MatGPUMatShadowSync(A, &g->csr));
     PetscCall(PetscGPUMatSeqAIJCUSPARSEGetIJ(g->csr.mat, PETSC_FALSE, &d_ai, &d_aj));
   } else {
-    if (!g->d_ai) {
-      PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(m + 1) * sizeof(PetscInt), (void **)&g->d_ai));
-      PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt)));
-    }
+    PetscCall(MatGPUMatUploadRowOffsets(A, ai));
     d_ai = g->d_ai;
   }
   PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, &nzrows, &maxlen, &sumsq));

@@ -288,6 +288,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const P
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRowStats **);
+PETSC_INTERN PetscErrorCode MatGPUMatUploadRowOffsets(Mat, const PetscInt *); /* src/base/gpumat_mult.c */
 PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
 
 /*
