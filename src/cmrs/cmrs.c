@@ -12,6 +12,7 @@ static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto",
 #define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
 #define CMRS_DEFAULT_UNROLL       1
 #define CMRS_DEFAULT_LANE_ENTRIES 4
+#define CMRS_DEFAULT_SPLIT_ENTRIES 4096 /* a group of more than 8192 entries is split: 16 warps' worth on stencils */
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -208,6 +209,7 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(void **data)
   c->unroll             = CMRS_DEFAULT_UNROLL;
   c->lane_entries       = CMRS_DEFAULT_LANE_ENTRIES;
   c->device_convert     = PETSC_TRUE;
+  c->split_entries      = CMRS_DEFAULT_SPLIT_ENTRIES;
   *data = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -228,6 +230,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->unroll             = a->unroll;
   b->lane_entries       = a->lane_entries;
   b->device_convert     = a->device_convert;
+  b->split_entries      = a->split_entries;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -260,7 +263,14 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
   PetscCall(PetscOptionsInt("-mat_cmrs_warp_strips", "Scan variant: strips per warp, 1, 2, 4, 8, 16 or 32 (0: automatic, about 512 entries per warp)", "", c->warp_strips_option, &v, &set));
   if (set) {
     PetscCheck(v >= 0 && v <= 32 && !(v & (v - 1)), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_warp_strips %" PetscInt_FMT " must be 0 (automatic) or a power of two up to 32", v);
+    if (v != c->warp_strips_option) PetscCall(MatGPUMatInvalidateStructure(A)); /* the split of long groups is planned for S */
     c->warp_strips_option = v;
+  }
+  PetscCall(PetscOptionsInt("-mat_cmrs_split_entries", "Scan variant: a group of strips (one warp's) with more than 2 C entries is split into chunks of C entries, each summed by its own warp, then combined in a fixed order; C a multiple of 512, 0: no split", "", c->split_entries, &v, &set));
+  if (set) {
+    PetscCheck(v >= 0 && v % CMRS_SPLIT_ALIGN == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_split_entries %" PetscInt_FMT " must be 0 or a multiple of %d", v, CMRS_SPLIT_ALIGN);
+    if (v != c->split_entries) PetscCall(MatGPUMatInvalidateStructure(A));
+    c->split_entries = v;
   }
   PetscCall(PetscOptionsInt("-mat_cmrs_unroll", "Scan variant: passes of 32 entries each warp loads ahead, 1, 2 or 4", "", c->unroll, &v, &set));
   if (set) {
@@ -301,6 +311,63 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
+  if (g->built && c->split.nlong) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: %" PetscInt_FMT " of %" PetscInt_FMT " warp groups (more than %" PetscInt_FMT " entries) split into %" PetscInt_FMT " chunks of %" PetscInt_FMT "+ entries, one warp each, combined in a fixed order (-mat_cmrs_split_entries)\n", c->split.nlong, c->split.ngroups, 2 * c->split_entries, c->split.nchunks, c->split_entries));
+  else if (g->built && c->split_entries && !c->sorted && !c->M && MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: no warp group holds more than %" PetscInt_FMT " entries, none split (-mat_cmrs_split_entries %" PetscInt_FMT ")\n", 2 * c->split_entries, c->split_entries));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSSplitFree_Private(Mat_SeqCMRSCUDA *c)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.islong));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.longgroup));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.lc));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cgroup));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cqa));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cnq));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cstart));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cend));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.coff));
+  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.part));
+  PetscCall(MatCMRSSplitDestroy(&c->split));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an array of the plan to the device */
+static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, const void *host, size_t bytes, void **dev)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceMalloc(A, bytes, dev));
+  if (bytes) PetscCall(MatGPUMatCopyToDevice(*dev, host, bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The split of the scan kernel's long groups (cmrsimpl.h), planned at the build from the host row offsets of the rows
+  the device holds, for the strips per warp the products will use (an option that changes them rebuilds)
+*/
+static PetscErrorCode MatCMRSSplitBuild_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
+{
+  MatCMRSSplit *s = &c->split;
+  PetscInt      S;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSSplitFree_Private(c));
+  if (!c->split_entries || c->sorted || c->M || MatCMRSVariantInUse(c, c->m, c->nnz) != CMRS_VARIANT_SCAN || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
+  S = MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz);
+  PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, S, c->split_entries, s));
+  if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCMRSSplitUpload_Private(A, s->islong, (size_t)s->ngroups, (void **)&c->d_split.islong));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->longgroup, (size_t)s->nlong * sizeof(int), (void **)&c->d_split.longgroup));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->lc, (size_t)(s->nlong + 1) * sizeof(int), (void **)&c->d_split.lc));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->cgroup, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cgroup));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->cqa, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cqa));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->cnq, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cnq));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->cstart, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.cstart));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->cend, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.cend));
+  PetscCall(MatCMRSSplitUpload_Private(A, s->coff, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.coff));
+  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)s->nparts * sizeof(PetscScalar), (void **)&c->d_split.part));
+  c->bytes += (size_t)s->ngroups + (size_t)(2 * s->nlong + 1) * sizeof(int) + (size_t)s->nchunks * (3 * sizeof(int) + 3 * sizeof(PetscCount)) + (size_t)s->nparts * sizeof(PetscScalar);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,6 +381,7 @@ static PetscErrorCode MatGPUFormatFreeDevice_CMRS(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_col));
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_ris));
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_val));
+  PetscCall(MatCMRSSplitFree_Private(c));
   c->bytes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -400,6 +468,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
     PetscCall(MatCMRSBuildOnDevice_Private(A, c, h, csr));
+    PetscCall(MatCMRSSplitBuild_Private(A, c, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the sorted and padded variants are laid out on the host */
@@ -425,6 +494,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
   PetscCall(MatCMRSLayoutDestroy(&L));
   PetscCall(ierr);
+  PetscCall(MatCMRSSplitBuild_Private(A, c, csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -580,6 +650,9 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: about 512 entries per warp, 4 strips of 16 rows on stencils)
 .  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1 (default), 2 or 4
 .  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1, 2 or 4 (default)
+.  -mat_cmrs_split_entries <C> - the scan kernel splits a warp's group of strips holding more than 2 C entries (a few long
+                                 rows) into chunks of C entries, one warp each, combined in a fixed order; a multiple of
+                                 512, default 4096, 0: no split
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner

@@ -20,8 +20,12 @@
     per 32 E entries. E = 1 is the original kernel, instruction for instruction;
   - the warp writes its S x height results with coalesced stores.
 
-  No atomics; the order of every addition depends only on the layout, S, U and E, so results are bitwise
-  reproducible, and MatCMRSLayoutMultScan() (cmrs_layout.c) reproduces them on the host bit for bit. Products are
+  - a group of strips holding more than 2 C entries (a few long rows) is split into chunks of C entries summed by
+    warps of their own, the same kernel over the chunk's entries (CHUNKED), into partial row sums that a combine
+    kernel adds in chunk order (cmrsimpl.h, MatCMRSSplit; -mat_cmrs_split_entries C).
+
+  No atomics; the order of every addition depends only on the layout, S, U, E and C, so results are bitwise
+  reproducible, and MatCMRSLayoutMultScanSplit() (tests/reference/cmrs_emulate.c) reproduces them on the host bit for bit. Products are
   rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved) cannot be scanned:
   they use Algorithm 1.
 */
@@ -43,28 +47,52 @@ __device__ __forceinline__ PetscScalar mul_rn(PetscScalar a, PetscScalar b)
 #endif
 }
 
-template <int S, int U, int E, bool PACKED>
-__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+/* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h); islong NULL: no split */
+struct SplitArgs {
+  const char       *islong;
+  const int        *cgroup, *cqa, *cnq;
+  const PetscCount *cstart, *cend, *coff;
+  PetscScalar      *part;
+  int               nchunks;
+};
+
+/*
+  CHUNKED = false: warp w sums the S strips of group w (a split group is left to the chunks); CHUNKED = true: warp c
+  sums the entries of chunk c of a split group, with the same passes, into the partial sums of the rows it touches
+*/
+template <int S, int U, int E, bool PACKED, bool CHUNKED>
+__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
 {
   extern __shared__ unsigned char cmrs_smem[];
   const int       lane = threadIdx.x % kWarp, rows = S * H;
   PetscScalar    *acc  = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * rows;
-  const long long s0   = ((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp) * S;
+  const long long w    = (long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp; /* group, or chunk */
+  long long       s0, e0;
   int             bnd[S + 1]; /* the warp's strip pointers, from its first entry (32-bit: a warp holds < 2^31 entries) */
+  int             lo, hi;     /* the entries this warp sums, from its first entry */
 
-  if (s0 >= strips) return; /* the whole warp leaves together */
+  if constexpr (CHUNKED) {
+    if (w >= split.nchunks) return; /* the whole warp leaves together */
+    s0 = (long long)split.cgroup[w] * S;
+  } else {
+    s0 = w * S;
+    if (s0 >= strips || (split.islong && split.islong[w])) return;
+  }
   {
-    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)], e0 = __shfl_sync(kFull, mine, 0);
+    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
 
+    e0 = __shfl_sync(kFull, mine, 0);
 #pragma unroll
     for (int t = 0; t < S; t++) bnd[t] = (int)(__shfl_sync(kFull, mine, t) - e0);
     bnd[S] = (int)(sp[min(s0 + S, (long long)strips)] - e0);
     col += e0, val += e0; /* 32-bit offsets from here on */
     if (!PACKED) ris += e0;
   }
+  if constexpr (CHUNKED) lo = (int)(split.cstart[w] - e0), hi = (int)(split.cend[w] - e0);
+  else lo = 0, hi = bnd[S];
   for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
   __syncwarp();
-  for (int base = 0; base < bnd[S]; base += U * E * kWarp) {
+  for (int base = lo; base < hi; base += U * E * kWarp) {
     unsigned int c[U * E];
     int          r[U * E];
     PetscScalar  v[U * E], xv[U * E];
@@ -75,9 +103,9 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
       for (int j = 0; j < E; j++) {
         const int k = base + (u * kWarp + lane) * E + j; /* pass u: lane takes E consecutive entries */
 
-        c[u * E + j] = k < bnd[S] ? col[k] : 0u;
-        v[u * E + j] = k < bnd[S] ? val[k] : (PetscScalar)0;
-        if (!PACKED) r[u * E + j] = k < bnd[S] ? (int)ris[k] : 0;
+        c[u * E + j] = k < hi ? col[k] : 0u;
+        v[u * E + j] = k < hi ? val[k] : (PetscScalar)0;
+        if (!PACKED) r[u * E + j] = k < hi ? (int)ris[k] : 0;
       }
 #pragma unroll
     for (int u = 0; u < U; u++)
@@ -85,15 +113,15 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
       for (int j = 0; j < E; j++) {
         const int k = base + (u * kWarp + lane) * E + j;
 
-        xv[u * E + j] = k < bnd[S] ? __ldg(x + (PACKED ? (c[u * E + j] & CMRS_COL_MASK) : c[u * E + j])) : (PetscScalar)0;
+        xv[u * E + j] = k < hi ? __ldg(x + (PACKED ? (c[u * E + j] & CMRS_COL_MASK) : c[u * E + j])) : (PetscScalar)0;
         if (PACKED) r[u * E + j] = (int)(c[u * E + j] >> CMRS_COL_BITS);
       }
 #pragma unroll
     for (int u = 0; u < U; u++) {
-      if (base + u * E * kWarp >= bnd[S]) break; /* warp-uniform */
+      if (base + u * E * kWarp >= hi) break; /* warp-uniform */
       if constexpr (E == 1) {
         const int  k     = base + u * kWarp + lane;
-        const bool valid = k < bnd[S];
+        const bool valid = k < hi;
         int        g     = 0;
 
 #pragma unroll
@@ -124,7 +152,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
 
 #pragma unroll
           for (int t = 1; t < S; t++) g += k >= bnd[t];
-          q[j] = k < bnd[S] ? g * H + r[u * E + j] : rows;
+          q[j] = k < hi ? g * H + r[u * E + j] : rows;
         }
         /* sequential sums of the lane's row pieces: the first (head) and the last (tail) take part in the scan, the
            rows in between begin and end here, so no other lane adds to them in this pass */
@@ -162,26 +190,67 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
       __syncwarp(); /* the next pass may add to the same row from another lane */
     }
   }
-  for (int q = lane; q < rows; q += kWarp) {
-    const long long row = s0 * H + q;
+  if constexpr (CHUNKED) {
+    const int        qa = split.cqa[w], nq = split.cnq[w];
+    const PetscCount off = split.coff[w];
 
-    if (row < m) z[row] = y ? y[row] + acc[q] : acc[q];
+    for (int q = lane; q < nq; q += kWarp) split.part[off + q] = acc[qa + q];
+  } else {
+    for (int q = lane; q < rows; q += kWarp) {
+      const long long row = s0 * H + q;
+
+      if (row < m) z[row] = y ? y[row] + acc[q] : acc[q];
+    }
   }
 }
 
+/* The rows of the split groups: their chunks' partial sums in chunk order, one thread per row */
+__global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__restrict__ longgroup, const int *__restrict__ lc, const int *__restrict__ cqa, const int *__restrict__ cnq, const PetscCount *__restrict__ coff, const PetscScalar *__restrict__ part, const PetscScalar *y, PetscScalar *z)
+{
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+
+  if (t < (long long)nlong * rows) {
+    const int       l = (int)(t / rows), q = (int)(t % rows);
+    const long long row = (long long)longgroup[l] * rows + q;
+    PetscScalar     acc = 0;
+
+    if (row >= m) return;
+    for (int c = lc[l]; c < lc[l + 1]; c++)
+      if (q >= cqa[c] && q < cqa[c] + cnq[c]) acc += part[coff[c] + q - cqa[c]];
+    z[row] = y ? y[row] + acc : acc;
+  }
+}
+
+template <int S, int U, int E, bool PACKED, bool CHUNKED>
+void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+{
+  const int          warps  = (int)c->block / kWarp;
+  const unsigned int blocks = (unsigned int)((nwarps + warps - 1) / warps);
+  const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
+
+  if (!nwarps) return;
+  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, CHUNKED>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  cmrs_mult_scan<S, U, E, PACKED, CHUNKED><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
+}
+
+/* the groups (those not split), then, where some are split, their chunks and the combine step */
 template <int S, int U, int E>
 void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
-  const int          warps  = (int)c->block / kWarp;
-  const unsigned int blocks = (unsigned int)((c->strips + (PetscInt)warps * S - 1) / ((PetscInt)warps * S));
-  const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
+  const long long  groups = (c->strips + S - 1) / S;
+  const PetscBool  split  = (PetscBool)(c->split.nlong > 0 && c->split.S == S && c->split.H == c->height);
+  const SplitArgs  args   = {split ? c->d_split.islong : nullptr, c->d_split.cgroup, c->d_split.cqa, c->d_split.cnq, c->d_split.cstart, c->d_split.cend, c->d_split.coff, c->d_split.part, split ? (int)c->split.nchunks : 0};
 
-  if (shmem > 48 * 1024) {
-    if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-    else (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  if (c->packed) launch_scan_kernel<S, U, E, true, false>(c, stream, groups, args, x, y, z);
+  else launch_scan_kernel<S, U, E, false, false>(c, stream, groups, args, x, y, z);
+  if (!split) return;
+  if (c->packed) launch_scan_kernel<S, U, E, true, true>(c, stream, c->split.nchunks, args, x, y, z);
+  else launch_scan_kernel<S, U, E, false, true>(c, stream, c->split.nchunks, args, x, y, z);
+  {
+    const long long n = (long long)c->split.nlong * S * c->height;
+
+    cmrs_split_combine<<<(unsigned int)((n + 255) / 256), 256, 0, stream>>>((int)c->split.nlong, S * (int)c->height, (int)c->m, c->d_split.longgroup, c->d_split.lc, c->d_split.cqa, c->d_split.cnq, c->d_split.coff, c->d_split.part, y, z);
   }
-  if (c->packed) cmrs_mult_scan<S, U, E, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
-  else cmrs_mult_scan<S, U, E, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
 
 template <int U, int E>

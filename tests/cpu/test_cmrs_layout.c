@@ -246,6 +246,37 @@ static PetscErrorCode LegacyMultScan(const MatCMRSLayout *L, PetscInt S, const P
   - with real values E = 2 and E = 4 do add in another order than E = 1 (some result differs in its last bits) while
     agreeing with the float64 reference (TestEmulation).
 */
+/*
+  The scan emulation's inputs for A: integer values, x and y whose products and sums are exact in any order (below
+  2^24), the exact result of y + A x with them, and real x, y; outputs z, z1. Free with ScanDataDestroy().
+*/
+static PetscErrorCode ScanDataCreate(Mat A, PetscInt *m, PetscInt *n, const PetscInt **ai, const PetscInt **aj, PetscScalar **aa, PetscScalar **ival, PetscScalar **x, PetscScalar **y, PetscScalar **xr, PetscScalar **yr, PetscScalar **z, PetscScalar **z1, PetscScalar **exact)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, m, n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
+  PetscCall(PetscMalloc1((*m ? (*ai)[*m] : 0) + 1, ival));
+  PetscCall(PetscMalloc4(*n + 1, x, *m + 1, y, *n + 1, xr, *m + 1, yr));
+  PetscCall(PetscMalloc3(*m + 1, z, *m + 1, z1, *m + 1, exact));
+  for (PetscInt k = 0; k < (*m ? (*ai)[*m] : 0); k++) (*ival)[k] = (PetscScalar)((k * 7 + 3) % 9 - 4);
+  for (PetscInt j = 0; j < *n; j++) (*x)[j] = (PetscScalar)((j * 5) % 11 - 5), (*xr)[j] = PetscSinReal(3.0 + j);
+  for (PetscInt i = 0; i < *m; i++) {
+    (*y)[i]     = (PetscScalar)(i % 13 - 6), (*yr)[i] = PetscCosReal(1.0 + i);
+    (*exact)[i] = (*y)[i];
+    for (PetscInt k = (*ai)[i]; k < (*ai)[i + 1]; k++) (*exact)[i] += (*ival)[k] * (*x)[(*aj)[k]];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode ScanDataDestroy(PetscScalar **ival, PetscScalar **x, PetscScalar **y, PetscScalar **xr, PetscScalar **yr, PetscScalar **z, PetscScalar **z1, PetscScalar **exact)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(*ival));
+  PetscCall(PetscFree4(*x, *y, *xr, *yr));
+  PetscCall(PetscFree3(*z, *z1, *exact));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode TestScanExact(void)
 {
   char           name[128];
@@ -264,18 +295,7 @@ static PetscErrorCode TestScanExact(void)
 
     PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
     if (!more) break;
-    PetscCall(MatGetSize(A, &m, &n));
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));
-    PetscCall(PetscMalloc1((m ? ai[m] : 0) + 1, &ai_val));
-    PetscCall(PetscMalloc4(n + 1, &x, m + 1, &y, n + 1, &xr, m + 1, &yr));
-    PetscCall(PetscMalloc3(m + 1, &z, m + 1, &z1, m + 1, &exact));
-    for (PetscInt k = 0; k < (m ? ai[m] : 0); k++) ai_val[k] = (PetscScalar)((k * 7 + 3) % 9 - 4);
-    for (PetscInt j = 0; j < n; j++) x[j] = (PetscScalar)((j * 5) % 11 - 5), xr[j] = PetscSinReal(3.0 + j);
-    for (PetscInt i = 0; i < m; i++) {
-      y[i]     = (PetscScalar)(i % 13 - 6), yr[i] = PetscCosReal(1.0 + i);
-      exact[i] = y[i];
-      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) exact[i] += ai_val[k] * x[aj[k]]; /* integers below 2^24: exact */
-    }
+    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ai_val, &x, &y, &xr, &yr, &z, &z1, &exact));
     for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++)
       for (PetscInt pack = 0; pack < (CanPackTests() ? 2 : 1); pack++) {
         MatCMRSLayout Li, Lr;
@@ -307,9 +327,7 @@ static PetscErrorCode TestScanExact(void)
       }
     TEST_CHECK(!first_bad[0], "scan emulation with integer data on %s: exact for E = 1, 2, 4 x S = 1..32 x heights 1, 2, 3, 4, 5, 8, 16%s%s", name, first_bad[0] ? "; first wrong: " : "", first_bad);
     TEST_CHECK(!first_legacy[0], "scan emulation, E = 1 on %s: bitwise the emulation before lane entries, every S and height%s%s", name, first_legacy[0] ? "; differs at " : "", first_legacy);
-    PetscCall(PetscFree(ai_val));
-    PetscCall(PetscFree4(x, y, xr, yr));
-    PetscCall(PetscFree3(z, z1, exact));
+    PetscCall(ScanDataDestroy(&ai_val, &x, &y, &xr, &yr, &z, &z1, &exact));
     PetscCall(MatDestroy(&A));
   }
   TEST_CHECK(order_diff[2] > 0 && order_diff[4] > 0, "scan emulation: E = 2 and E = 4 add in another order than E = 1 (%" PetscInt_FMT " and %" PetscInt_FMT " results differ in their last bits over all %" PetscInt_FMT " configurations; all within the float64 reference's tolerance, see above)", order_diff[2], order_diff[4], configs);
@@ -323,6 +341,123 @@ static PetscErrorCode TestScanExact(void)
     TEST_CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "scan emulation refuses 3 entries per lane (%d)", (int)ierr);
     PetscCall(MatCMRSLayoutDestroy(&L));
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The generated set, then two matrices with very long rows */
+static PetscErrorCode CreateSplitCase(PetscInt idx, char name[], size_t len, Mat *A, PetscBool *more)
+{
+  PetscInt ngen = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscBool g = PETSC_TRUE; g; ngen++) {
+    Mat B;
+
+    PetscCall(TestCreateGenerated(ngen, name, len, &B, &g));
+    PetscCall(MatDestroy(&B));
+    if (!g) break;
+  }
+  *more = PETSC_TRUE;
+  if (idx < ngen) PetscCall(TestCreateGenerated(idx, name, len, A, more));
+  else if (idx == ngen) {
+    PetscCall(PetscStrncpy(name, "one row of 6000 among 6000 rows of mean 4", len));
+    PetscCall(TestCreateRandom(6000, 6000, 4, "denserow", 31, A));
+  } else if (idx == ngen + 1) {
+    PetscCall(PetscStrncpy(name, "power-law rows 6000", len));
+    PetscCall(TestCreateRandom(6000, 6000, 10, "powerlaw", 32, A));
+  } else *more = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The split of long groups (MatCMRSSplitCreate(), the scan kernel's chunks): on every generated matrix and on a few with
+  very long rows, for heights, strips per warp, lane entries and chunk sizes: the chunks of each split group follow
+  each other from its first entry to its last at multiples of C, the rows a chunk touches are those of its entries;
+  the emulation with the split is exact on integer data; on real data, every row of an unsplit group and every row
+  whose entries lie in one chunk is bitwise the unsplit emulation's (its partial sum is the same sequence of passes).
+*/
+static PetscErrorCode TestSplit(void)
+{
+  const PetscInt   hs[] = {1, 4, 16}, Ss[] = {1, 4, 32};
+  const PetscCount Cs[] = {512, 1024};
+  PetscInt         splitgroups = 0, spanning = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0;; idx++) {
+    char            name[128], bad[256] = "";
+    Mat             A;
+    PetscBool       more;
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa, *ival, *x, *y, *xr, *yr, *z, *z1, *exact;
+    PetscInt        m, n;
+
+    PetscCall(CreateSplitCase(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++) {
+      MatCMRSLayout Li, Lr;
+
+      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
+      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[h], PETSC_FALSE, PETSC_FALSE, &Lr));
+      for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss); t++)
+        for (size_t cc = 0; cc < PETSC_STATIC_ARRAY_LENGTH(Cs); cc++) {
+          MatCMRSSplit   sp;
+          const PetscInt H = hs[h], S = Ss[t], rows = S * H;
+          PetscCount     parts = 0;
+
+          PetscCall(MatCMRSSplitCreate(m, H, ai, S, Cs[cc], &sp));
+          splitgroups += sp.nlong;
+          /* the plan */
+          for (PetscInt l = 0; l < sp.nlong && !bad[0]; l++) {
+            const PetscInt   w = sp.longgroup[l], r0 = w * rows, r1 = PetscMin(r0 + rows, m);
+            const PetscCount e0 = ai[r0], e1 = ai[r1];
+
+            if (!sp.islong[w] || e1 - e0 <= 2 * Cs[cc] || sp.cstart[sp.lc[l]] != e0 || sp.cend[sp.lc[l + 1] - 1] != e1) PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT ": its chunks do not span its entries", w));
+            for (PetscInt c = sp.lc[l]; c < sp.lc[l + 1] && !bad[0]; c++) {
+              PetscInt qa = -1, qb = -1;
+
+              for (PetscInt r = r0; r < r1; r++)
+                if (ai[r + 1] > ai[r] && ai[r] < sp.cend[c] && ai[r + 1] > sp.cstart[c]) {
+                  if (qa < 0) qa = r - r0;
+                  qb = r - r0;
+                }
+              if (sp.cgroup[c] != w || (sp.cstart[c] - e0) % Cs[cc] || (c > sp.lc[l] && sp.cstart[c] != sp.cend[c - 1]) || sp.cend[c] - sp.cstart[c] < Cs[cc] || sp.cend[c] - sp.cstart[c] >= 2 * Cs[cc] || sp.cqa[c] != qa || sp.cnq[c] != qb - qa + 1 || sp.coff[c] != parts)
+                PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT " chunk %" PetscInt_FMT ": entries %" PetscCount_FMT "..%" PetscCount_FMT ", rows %d+%d (the entries' rows: %" PetscInt_FMT "..%" PetscInt_FMT ")", w, c, sp.cstart[c], sp.cend[c], sp.cqa[c], sp.cnq[c], qa, qb));
+              parts += sp.cnq[c];
+            }
+          }
+          if (!bad[0] && parts != sp.nparts) PetscCall(PetscSNPrintf(bad, sizeof(bad), "%" PetscCount_FMT " partial sums, the chunks' rows add up to %" PetscCount_FMT, sp.nparts, parts));
+          /* the emulation: exact on integers; on real data, the rows of one chunk as without the split */
+          for (PetscInt E = 1; E <= 4 && !bad[0]; E *= 2) {
+            PetscCall(MatCMRSLayoutMultScanSplit(&Li, S, E, &sp, x, y, z));
+            for (PetscInt i = 0; i < m && !bad[0]; i++)
+              if (z[i] != exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, Cs[cc], i, (double)z[i], (double)exact[i]));
+            PetscCall(MatCMRSLayoutMultScanSplit(&Lr, S, E, &sp, xr, yr, z));
+            PetscCall(MatCMRSLayoutMultScan(&Lr, S, E, xr, yr, z1));
+            for (PetscInt i = 0; i < m && !bad[0]; i++) {
+              const PetscInt w = i / rows;
+              PetscBool      one = (PetscBool)!sp.islong[w];
+
+              if (!one) { /* in a split group: whether the row's entries lie in one chunk */
+                PetscInt l = 0;
+
+                while (sp.longgroup[l] != w) l++;
+                for (PetscInt c = sp.lc[l]; c < sp.lc[l + 1]; c++) one = (PetscBool)(one || (ai[i] >= sp.cstart[c] && ai[i + 1] <= sp.cend[c]));
+                spanning += !one;
+              }
+              if (one && z[i] != z1[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " (in one chunk) gives %.17g, without the split %.17g", H, S, E, Cs[cc], i, (double)z[i], (double)z1[i]));
+            }
+          }
+          PetscCall(MatCMRSSplitDestroy(&sp));
+        }
+      PetscCall(MatCMRSLayoutDestroy(&Li));
+      PetscCall(MatCMRSLayoutDestroy(&Lr));
+    }
+    TEST_CHECK(!bad[0], "CMRS split of long groups on %s: chunks, their rows, exact sums, rows of one chunk as without the split%s%s", name, bad[0] ? "; " : "", bad);
+    PetscCall(ScanDataDestroy(&ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(MatDestroy(&A));
+  }
+  TEST_CHECK(splitgroups > 0 && spanning > 0, "CMRS split: groups were split (%" PetscInt_FMT ") and rows spanned chunks (%" PetscInt_FMT ")", splitgroups, spanning);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -535,6 +670,7 @@ int main(int argc, char **argv)
   PetscCall(TestPackingLimits());
   PetscCall(TestEmulation());
   PetscCall(TestScanExact());
+  PetscCall(TestSplit());
   PetscCall(TestPadded());
   PetscCall(TestTypeAndOptions());
   PetscCall(TestAutomaticWarpStrips());

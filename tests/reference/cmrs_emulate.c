@@ -41,64 +41,91 @@ PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], 
   unsorted, unpadded layout. The number of scan steps (reach) does not change any sum; it is computed as the kernel
   does anyway (E = 1: over all lanes; E > 1: over the lanes whose tail lies before the end of the warp's entries).
 */
-PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscInt E, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+/* The passes of one warp over the entries lo .. hi - 1 of the group of strips s0 .. s1 - 1 into acc (its S H rows) */
+static void MatCMRSScanEntries(const MatCMRSLayout *L, PetscInt S, PetscInt E, PetscInt s0, PetscInt s1, PetscCount lo, PetscCount hi, const PetscScalar x[], PetscScalar acc[])
 {
   const PetscInt H = L->height, rows = S * H;
-  PetscScalar   *acc;
+
+  for (PetscCount base = lo; base < hi; base += 32 * E) {
+    PetscScalar s[32], h[32], t[32];
+    PetscInt    qh[32], qt[32], first[32], reach = 0;
+    PetscBool   multi[32], cont[33];
+
+    for (PetscInt lane = 0; lane < 32; lane++) {
+      PetscInt q[4];
+
+      multi[lane] = PETSC_FALSE;
+      h[lane]     = 0;
+      for (PetscInt j = 0; j < E; j++) {
+        const PetscCount  k = base + lane * E + j;
+        const PetscScalar p = k < hi ? L->val[k] * x[MatCMRSColumn(L, k)] : 0;
+        PetscInt          g = 0;
+
+        for (PetscInt u = s0 + 1; u < s1; u++) g += k >= L->sp[u];
+        q[j] = k < hi ? g * H + MatCMRSRowInStrip(L, k) : rows;
+        if (!j) s[lane] = p;
+        else if (q[j] == q[j - 1]) s[lane] += p;
+        else { /* a row piece ends at entry j - 1: the head, or a whole row inside the lane */
+          if (multi[lane]) acc[q[j - 1]] += s[lane];
+          else h[lane] = s[lane];
+          multi[lane] = PETSC_TRUE;
+          s[lane]     = p;
+        }
+      }
+      qh[lane]    = q[0];
+      qt[lane]    = q[E - 1];
+      first[lane] = lane && qt[lane] == qt[lane - 1] ? first[lane - 1] : lane;
+      cont[lane]  = (PetscBool)(lane && qh[lane] == qt[lane - 1]);
+      if (E == 1 || qt[lane] < rows) reach = PetscMax(reach, lane - first[lane]);
+    }
+    cont[32] = PETSC_FALSE;
+    for (PetscInt off = 1; off <= reach; off *= 2) {
+      for (PetscInt lane = 0; lane < 32; lane++) t[lane] = lane >= off ? s[lane - off] : s[lane];
+      for (PetscInt lane = 0; lane < 32; lane++)
+        if (lane - off >= first[lane]) s[lane] += t[lane];
+    }
+    for (PetscInt lane = 0; lane < 32; lane++) {
+      if (multi[lane]) acc[qh[lane]] += cont[lane] ? s[lane - 1] + h[lane] : h[lane];
+      if (qt[lane] < rows && !cont[lane + 1]) acc[qt[lane]] += s[lane];
+    }
+  }
+}
+
+/*
+  The same with the split of long groups (MatCMRSSplit, cmrsimpl.h; NULL: none): a split group's chunks are summed
+  each from zero into its rows' partial sums, which are then added in chunk order, z = y + ((0 + p_1) + p_2) + ...
+*/
+PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *L, PetscInt S, PetscInt E, const MatCMRSSplit *split, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  const PetscInt H = L->height, rows = S * H;
+  PetscScalar   *acc, *part = NULL;
 
   PetscFunctionBegin;
   PetscCheck(!L->sorted && !L->M, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The scan kernel needs an unsorted, unpadded layout");
   PetscCheck(S >= 1 && S <= 32, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Strips per warp %" PetscInt_FMT " must be in 1..32", S);
   PetscCheck(E == 1 || E == 2 || E == 4, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Lane entries %" PetscInt_FMT " must be 1, 2 or 4", E);
+  PetscCheck(!split || (split->S == S && split->H == H), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The split was planned for %" PetscInt_FMT " strips of height %" PetscInt_FMT " per warp", split ? split->S : 0, split ? split->H : 0);
   PetscCall(PetscMalloc1(rows, &acc));
-  for (PetscInt s0 = 0; s0 < L->strips; s0 += S) {
-    const PetscInt   s1 = PetscMin(s0 + S, L->strips);
-    const PetscCount e0 = L->sp[s0], e1 = L->sp[s1];
+  if (split && split->nparts) PetscCall(PetscMalloc1(split->nparts, &part));
+  /* the chunks of the split groups, each into its partial sums */
+  for (PetscInt c = 0; split && c < split->nchunks; c++) {
+    const PetscInt s0 = split->cgroup[c] * S, s1 = PetscMin(s0 + S, L->strips);
 
     for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
-    for (PetscCount base = e0; base < e1; base += 32 * E) {
-      PetscScalar s[32], h[32], t[32];
-      PetscInt    qh[32], qt[32], first[32], reach = 0;
-      PetscBool   multi[32], cont[33];
+    MatCMRSScanEntries(L, S, E, s0, s1, split->cstart[c], split->cend[c], x, acc);
+    for (PetscInt q = 0; q < split->cnq[c]; q++) part[split->coff[c] + q] = acc[split->cqa[c] + q];
+  }
+  for (PetscInt s0 = 0; s0 < L->strips; s0 += S) {
+    const PetscInt s1 = PetscMin(s0 + S, L->strips);
 
-      for (PetscInt lane = 0; lane < 32; lane++) {
-        PetscInt q[4];
+    for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
+    if (split && split->islong[s0 / S]) { /* the combine step: each row's partial sums in chunk order */
+      PetscInt l = 0;
 
-        multi[lane] = PETSC_FALSE;
-        h[lane]     = 0;
-        for (PetscInt j = 0; j < E; j++) {
-          const PetscCount  k = base + lane * E + j;
-          const PetscScalar p = k < e1 ? L->val[k] * x[MatCMRSColumn(L, k)] : 0;
-          PetscInt          g = 0;
-
-          for (PetscInt u = s0 + 1; u < s1; u++) g += k >= L->sp[u];
-          q[j] = k < e1 ? g * H + MatCMRSRowInStrip(L, k) : rows;
-          if (!j) s[lane] = p;
-          else if (q[j] == q[j - 1]) s[lane] += p;
-          else { /* a row piece ends at entry j - 1: the head, or a whole row inside the lane */
-            if (multi[lane]) acc[q[j - 1]] += s[lane];
-            else h[lane] = s[lane];
-            multi[lane] = PETSC_TRUE;
-            s[lane]     = p;
-          }
-        }
-        qh[lane]    = q[0];
-        qt[lane]    = q[E - 1];
-        first[lane] = lane && qt[lane] == qt[lane - 1] ? first[lane - 1] : lane;
-        cont[lane]  = (PetscBool)(lane && qh[lane] == qt[lane - 1]);
-        if (E == 1 || qt[lane] < rows) reach = PetscMax(reach, lane - first[lane]);
-      }
-      cont[32] = PETSC_FALSE;
-      for (PetscInt off = 1; off <= reach; off *= 2) {
-        for (PetscInt lane = 0; lane < 32; lane++) t[lane] = lane >= off ? s[lane - off] : s[lane];
-        for (PetscInt lane = 0; lane < 32; lane++)
-          if (lane - off >= first[lane]) s[lane] += t[lane];
-      }
-      for (PetscInt lane = 0; lane < 32; lane++) {
-        if (multi[lane]) acc[qh[lane]] += cont[lane] ? s[lane - 1] + h[lane] : h[lane];
-        if (qt[lane] < rows && !cont[lane + 1]) acc[qt[lane]] += s[lane];
-      }
-    }
+      while (split->longgroup[l] != s0 / S) l++;
+      for (PetscInt c = split->lc[l]; c < split->lc[l + 1]; c++)
+        for (PetscInt q = split->cqa[c]; q < split->cqa[c] + split->cnq[c]; q++) acc[q] += part[split->coff[c] + q - split->cqa[c]];
+    } else MatCMRSScanEntries(L, S, E, s0, s1, L->sp[s0], L->sp[s1], x, acc);
     for (PetscInt q = 0; q < rows; q++) {
       const PetscInt row = s0 * H + q;
 
@@ -106,5 +133,13 @@ PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscIn
     }
   }
   PetscCall(PetscFree(acc));
+  PetscCall(PetscFree(part));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscInt E, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  PetscFunctionBegin;
+  PetscCall(MatCMRSLayoutMultScanSplit(L, S, E, NULL, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

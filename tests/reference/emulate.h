@@ -11,6 +11,7 @@
 
 PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSSplit *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt, PetscInt, const PetscInt[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);

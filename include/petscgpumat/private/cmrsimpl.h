@@ -48,6 +48,40 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutCreatePadded(PetscInt, PetscInt, const 
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutFillValues(const MatCMRSLayout *, const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
 
+/*
+  Long rows in the scan kernel: a warp takes S consecutive strips (a "group") and sums all their entries, so a group
+  holding a very long row keeps one warp busy while the others have finished (a crew-scheduling matrix whose longest
+  row has 17 663 entries ran 0.24x cuSPARSE). A group of more than 2 C entries (-mat_cmrs_split_entries C) is split
+  into chunks of C entries (the last one longer, up to 2 C), each summed by its own warp with the same passes as the
+  whole group, into partial row sums of the rows the chunk touches; a combine step then adds, for each row of the
+  split groups, its partial sums in chunk order (y + ((0 + p_1) + p_2) + ...). No atomics: the results depend only on
+  the layout and the parameters, and MatCMRSLayoutMultScanSplit() reproduces them on the host bit for bit. C is a
+  multiple of 512 (32 lanes x E x U for every E, U), so that a chunk's passes are the whole group's passes. Row
+  splitting as in merge-based SpMV (Merrill and Garland, SC'16), kept deterministic by fixed chunk boundaries.
+*/
+typedef struct {
+  PetscInt    S, H;      /* strips per warp, strip height: what the plan was made for */
+  PetscCount  C;         /* entries per chunk */
+  PetscInt    ngroups;   /* groups of S strips */
+  PetscInt    nlong;     /* groups split into chunks */
+  PetscInt    nchunks;   /* chunks of all the split groups */
+  PetscCount  nparts;    /* partial sums: the rows each chunk touches, added up */
+  char       *islong;    /* [ngroups] 1: the group is split */
+  int        *longgroup; /* [nlong] the split groups, in order */
+  int        *lc;        /* [nlong + 1] the chunks of split group l: lc[l] .. lc[l + 1] - 1 */
+  int        *cgroup;    /* [nchunks] the group of each chunk */
+  PetscCount *cstart;    /* [nchunks] its first entry */
+  PetscCount *cend;      /* [nchunks] one past its last entry */
+  int        *cqa;       /* [nchunks] the first row it touches, within its group (0 .. S H - 1) */
+  int        *cnq;       /* [nchunks] the rows it touches */
+  PetscCount *coff;      /* [nchunks] where its partial sums begin */
+} MatCMRSSplit;
+
+#define CMRS_SPLIT_ALIGN 512
+
+PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscCount, MatCMRSSplit *);
+PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
+
 /* The kernels (-mat_cmrs_variant): Algorithm 1, the padded variant of section 6.7, the H100 segmented-scan kernel */
 #define CMRS_VARIANT_BASIC  0
 #define CMRS_VARIANT_PADDED 1
@@ -64,6 +98,7 @@ typedef struct {
   PetscInt  unroll;                      /* -mat_cmrs_unroll: passes loaded ahead by the scan kernel */
   PetscInt  lane_entries;                /* -mat_cmrs_lane_entries: consecutive entries per lane in a pass of the scan kernel (1, 2, 4) */
   PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
+  PetscInt  split_entries;               /* -mat_cmrs_split_entries: C, entries per chunk of a split group (0: no split) */
   /* the device copy */
   PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
   PetscInt       warp_strips;                 /* > 0: the scan kernel runs, with this many strips per warp */
@@ -75,6 +110,16 @@ typedef struct {
   unsigned char *d_ris;
   PetscScalar   *d_val;
   size_t         bytes;
+  /* the scan kernel's split of long groups, made at the first product with its parameters (nlong = 0: none) */
+  MatCMRSSplit     split;
+  PetscBool        split_made;
+  PetscObjectState split_state; /* nonzero state it was made for */
+  struct {
+    char        *islong;
+    int         *longgroup, *lc, *cgroup, *cqa, *cnq;
+    PetscCount  *cstart, *cend, *coff;
+    PetscScalar *part;
+  } d_split;
 } Mat_SeqCMRSCUDA;
 
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
