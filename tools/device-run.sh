@@ -49,7 +49,7 @@ if has bench; then
       set -- $f
       timeout 100 tests/mpienv.sh build/examples/bench_spmv -f "$PETSCGPUMAT_MATRICES/$1.mtx.gz" -replicate $2 -reps 50 \
         -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
-        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0,mat_cmrs_variant:padded \
+        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0,mat_cmrs_variant:padded,mat_cmrs_split_entries:0,mat_cmrs_split_entries:1024 \
         -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
