@@ -116,6 +116,7 @@ static PetscErrorCode MatCMRSCUDASetBlockSize_CMRS(Mat A, PetscInt b)
   PetscCheck(b >= 32 && b <= 1024 && b % 32 == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS block size %" PetscInt_FMT " must be a multiple of 32 in 32..1024 (one warp per strip)", b);
   PetscCall(MatCMRSGetData_Private(A, &c));
   c->block_option = b;
+  c->block        = b; /* a launch parameter, not the layout's: the next product takes it */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -343,19 +344,19 @@ static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, const void *host, size_t
 }
 
 /*
-  The split of the scan kernel's long groups (cmrsimpl.h), planned at the build from the host row offsets of the rows
-  the device holds, for the strips per warp the products will use (an option that changes them rebuilds)
+  The scan kernel's plan, made at the build (the products only read it; an option that changes it rebuilds): whether
+  it runs and with how many strips per warp (c->warp_strips, 0: Algorithm 1 or the padded kernel), and the split of its
+  long groups (cmrsimpl.h) from the host row offsets of the rows the device holds
 */
-static PetscErrorCode MatCMRSSplitBuild_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
+static PetscErrorCode MatCMRSPlanScan_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
 {
   MatCMRSSplit *s = &c->split;
-  PetscInt      S;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSSplitFree_Private(c));
-  if (!c->split_entries || c->sorted || c->M || MatCMRSVariantInUse(c, c->m, c->nnz) != CMRS_VARIANT_SCAN || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
-  S = MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz);
-  PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, S, c->split_entries, s));
+  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz) : 0;
+  if (!c->split_entries || !c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, c->warp_strips, c->split_entries, s));
   if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitUpload_Private(A, s->islong, (size_t)s->ngroups, (void **)&c->d_split.islong));
   PetscCall(MatCMRSSplitUpload_Private(A, s->longgroup, (size_t)s->nlong * sizeof(int), (void **)&c->d_split.longgroup));
@@ -468,7 +469,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
     PetscCall(MatCMRSBuildOnDevice_Private(A, c, h, csr));
-    PetscCall(MatCMRSSplitBuild_Private(A, c, csr));
+    PetscCall(MatCMRSPlanScan_Private(A, c, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the sorted and padded variants are laid out on the host */
@@ -494,7 +495,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
   PetscCall(MatCMRSLayoutDestroy(&L));
   PetscCall(ierr);
-  PetscCall(MatCMRSSplitBuild_Private(A, c, csr));
+  PetscCall(MatCMRSPlanScan_Private(A, c, csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -528,8 +529,6 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  c->block       = c->block_option; /* neither the block size nor the scan kernel's parameters change the layout */
-  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz) : 0;
   if (c->warp_strips) PetscCall(MatCMRSCUDALaunchMultScan(args->stream, c, args->x, args->y, args->z));
   else PetscCall(MatCMRSCUDALaunchMult(args->stream, c, args->x, args->y, args->z));
   PetscFunctionReturn(PETSC_SUCCESS);
