@@ -6,8 +6,9 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
                            "     rows                                 n^3 rows, lengths uniform in 1..2*mean-1, columns near the diagonal\n"
                            "     perm                                 a random permutation matrix of n rows (the papers' p7: one entry per row and column)\n"
                            "     dense                                a dense n x n matrix stored sparse (default n 10000)\n"
-                           "     powerlaw                             n rows, Pareto row lengths (exponent 2, mean about -mean), random columns\n"
+                           "     powerlaw                             n rows, Pareto row lengths (exponent -alpha, minimum -mean/2), random columns\n"
                            "     denserows                            n rows of 7 entries near the diagonal plus -dense_rows rows of n/20 entries\n"
+                           "     arrow                                n rows of 7 entries near the diagonal and one in column 0, and a full row 0\n"
                            "  -n <k>                                  grid points per dimension (lap*, rows; default 150), or rows (perm, powerlaw, denserows)\n"
                            "  -f <file.mtx[.gz]>                      a Matrix Market file instead\n"
                            "  -replicate <k>                          with -f: k copies of the matrix on the diagonal (GPU-filling size)\n"
@@ -18,6 +19,7 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
                            "                                          e.g. -variants mat_ellr_threads_per_row:1,mat_ellr_threads_per_row:2\n"
                            "  -mean <m>                               mean row length of -problem rows|powerlaw (default 16)\n"
                            "  -dense_rows <d>                         dense rows of -problem denserows (default 8)\n"
+                           "  -alpha <a>                              Pareto exponent of -problem powerlaw, 1.1..4 (default 2; smaller: longer rows)\n"
                            "  -ksp <none|auto|cg|gmres>               also solve A x = b (b = A 1) with each type: CG (auto: symmetric with a\n"
                            "                                          positive diagonal) or GMRES(30), Jacobi, -ksp_rtol (1e-8), -ksp_max_it (1000);\n"
                            "                                          CPU types solve only matrices of at most 4 M nonzeros\n";
@@ -89,14 +91,16 @@ static int cmp_int(const void *a, const void *b)
   The irregular built-in matrices (one process), built as CSR and handed to MatSeqAIJSetPreallocationCSR():
     perm       n rows, one entry per row and column at a random position (a random permutation, the papers' p7);
     dense      n x n, every entry stored (diagonally dominant);
-    powerlaw   n rows of Pareto-distributed lengths (exponent 2, minimum mean/2, capped at min(n, 20000)): the
+    powerlaw   n rows of Pareto-distributed lengths (exponent alpha, minimum mean/2, capped at min(n, 20000)): the
                diagonal plus random columns over the whole matrix; diagonally dominant;
+    arrow      n rows of 7 entries around the diagonal and one in column 0, and row 0 full (n entries): the
+               arrow matrices of optimisation and bordered systems, one row as long as the matrix;
     denserows  n rows of 7 entries around the diagonal, and ndense rows, evenly spread, holding every 20th column
                (n/20 entries): a few dense rows, as in circuits and optimisation matrices; diagonally dominant.
 */
-static PetscErrorCode CreateIrregular(const char *problem, PetscInt n, PetscInt mean, PetscInt ndense, Mat *A)
+static PetscErrorCode CreateIrregular(const char *problem, PetscInt n, PetscInt mean, PetscReal alpha, PetscInt ndense, Mat *A)
 {
-  PetscBool    perm, dense, power;
+  PetscBool    perm, dense, power, arrow;
   PetscInt    *ia, *ja, *len;
   PetscScalar *va;
   PetscInt64   total = 0;
@@ -108,15 +112,18 @@ static PetscErrorCode CreateIrregular(const char *problem, PetscInt n, PetscInt 
   PetscCall(PetscStrcmp(problem, "perm", &perm));
   PetscCall(PetscStrcmp(problem, "dense", &dense));
   PetscCall(PetscStrcmp(problem, "powerlaw", &power));
+  PetscCall(PetscStrcmp(problem, "arrow", &arrow));
   PetscCall(PetscMalloc1(n, &len));
   for (PetscInt i = 0; i < n; i++) {
     if (perm) len[i] = 1;
     else if (dense) len[i] = n;
     else if (power) {
-      const double xm = PetscMax(1.0, mean / 2.0), L = xm / PetscSqrtReal(1.0 - Unit(7 * (uint64_t)i + 1));
+      const double u = 1.0 - Unit(7 * (uint64_t)i + 1), xm = PetscMax(1.0, mean / 2.0);
+      const double L = alpha == 2.0 ? xm / PetscSqrtReal(u) : xm * PetscPowReal(u, -1.0 / alpha); /* alpha 2: the matrices of the earlier runs, bit for bit */
 
       len[i] = (PetscInt)PetscMin((double)PetscMin(n, 20000), PetscMax(1.0, L));
-    } else {
+    } else if (arrow) len[i] = i ? 8 : n;
+    else {
       const PetscInt stride = n / PetscMax(1, ndense);
       len[i] = 7;
       if (ndense > 0 && i % stride == stride / 2 && i / stride < ndense) len[i] = 8 + n / 20;
@@ -147,6 +154,11 @@ static PetscErrorCode CreateIrregular(const char *problem, PetscInt n, PetscInt 
       } else if (power) {
         cols[c++] = i;
         for (PetscInt t = 1; t < len[i]; t++) cols[c++] = (PetscInt)(Mix(((uint64_t)i << 20) + (uint64_t)t) % (uint64_t)n);
+      } else if (arrow && !i) {
+        for (c = 0; c < n; c++) cols[c] = c;
+      } else if (arrow) {
+        for (PetscInt j = PetscMax(0, i - 3); j <= PetscMin(n - 1, i + 3); j++) cols[c++] = j;
+        cols[c++] = 0;
       } else {
         for (PetscInt j = PetscMax(0, i - 3); j <= PetscMin(n - 1, i + 3); j++) cols[c++] = j;
         if (len[i] > 7) {
@@ -583,6 +595,7 @@ int main(int argc, char **argv)
   char       *types[16], *variants[BENCH_MAX_VARIANTS], problem[32] = "lap3d7", file[PETSC_MAX_PATH_LEN] = "", csv[PETSC_MAX_PATH_LEN] = "", reason[256] = "";
   char        name[256] = "", set[64] = "", ksp[16] = "none";
   PetscInt    ntypes = 16, nvariants = BENCH_MAX_VARIANTS, k = 150, reps = 100, mean = 16, ndense = 8, nres = 0, replicate = 1, maxit = 1000, base = -1;
+  PetscReal   alpha = 2.0;
   PetscReal   rtol = 1e-8;
   PetscBool   flg, fflg, nflg, gpu, csvflg, irregular = PETSC_FALSE, anycpu = PETSC_FALSE;
   Mat         A;
@@ -623,6 +636,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mean", &mean, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dense_rows", &ndense, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-alpha", &alpha, NULL));
+  PetscCheck(alpha >= 1.1 && alpha <= 4.0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-alpha %g must be in 1.1..4", (double)alpha);
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-replicate", &replicate, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ksp_max_it", &maxit, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-ksp_rtol", &rtol, NULL));
@@ -653,9 +668,9 @@ int main(int argc, char **argv)
       if (strstr(name, ".mtx")) *strstr(name, ".mtx") = 0;
     }
   } else {
-    PetscCall(PetscStrInList(problem, "perm,dense,powerlaw,denserows", ',', &irregular));
+    PetscCall(PetscStrInList(problem, "perm,dense,powerlaw,denserows,arrow", ',', &irregular));
     PetscCall(PetscStrInList(problem, "lap2d5,lap3d7,lap3d27,rows", ',', &flg));
-    PetscCheck(flg || irregular, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -problem %s: lap2d5, lap3d7, lap3d27, rows, perm, dense, powerlaw or denserows", problem);
+    PetscCheck(flg || irregular, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -problem %s: lap2d5, lap3d7, lap3d27, rows, perm, dense, powerlaw, denserows or arrow", problem);
     PetscCheck(mean >= 1 && mean <= 512, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-mean %" PetscInt_FMT " must be in 1..512", mean);
     if (irregular) {
       PetscBool dense;
@@ -663,7 +678,7 @@ int main(int argc, char **argv)
       PetscCall(PetscStrcmp(problem, "dense", &dense));
       if (!nflg) k = dense ? 10000 : 2000000;
       PetscCheck(k >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n %" PetscInt_FMT " must be positive", k);
-      PetscCall(CreateIrregular(problem, k, mean, ndense, &A));
+      PetscCall(CreateIrregular(problem, k, mean, alpha, ndense, &A));
     } else PetscCall(ExampleCreateProblem(PETSC_COMM_WORLD, problem, k, mean, &A));
     if (!name[0]) PetscCall(PetscSNPrintf(name, sizeof(name), "%s-n%" PetscInt_FMT, problem, k));
   }

@@ -57,6 +57,7 @@ def main_set(quick):
             case("dense-n300", "generated", "-problem dense -n 300", t, reps=20),
             case("powerlaw-n20000", "generated", "-problem powerlaw -n 20000 -mean 16", t, ksp="auto", reps=20),
             case("denserows-n50000", "generated", "-problem denserows -n 50000", t, reps=20),
+            case("arrow-n50000", "generated", "-problem arrow -n 50000", t, reps=20),
         ]
     t = GPU_TYPES + ",aij"
     return [
@@ -70,6 +71,10 @@ def main_set(quick):
         case("perm-n16M", "generated", "-problem perm -n 16000000", t, timeout=90),
         case("powerlaw-n1500000", "generated", "-problem powerlaw -n 1500000 -mean 16", t, ksp="auto", timeout=90),
         case("denserows-n3000000", "generated", "-problem denserows -n 3000000 -dense_rows 8", t, ksp="auto", timeout=90),
+        # long rows (issue #15): heavier and lighter power-law tails, and an arrow (one row as long as the matrix)
+        case("powerlaw-a1.5-n1500000", "generated", "-problem powerlaw -n 1500000 -mean 16 -alpha 1.5", t, timeout=90),
+        case("powerlaw-a3-n1500000", "generated", "-problem powerlaw -n 1500000 -mean 16 -alpha 3", t, timeout=90),
+        case("arrow-n2000000", "generated", "-problem arrow -n 2000000", t, timeout=90),
         case("dense-n10000", "generated", "-problem dense -n 10000", GPU_TYPES + ",aij", variants=CORE_VARIANTS,
              timeout=120, reps=50),
     ]

@@ -54,6 +54,13 @@ if has bench; then
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
+    # generated long rows: an arrow (one row as long as the matrix) and a heavy power-law tail; CMRS's split off and on
+    for p in "-problem arrow -n 2000000" "-problem powerlaw -n 1500000 -mean 16 -alpha 1.5"; do
+      timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,cmrscuda,csrcuda,autocuda \
+        -variants mat_cmrs_split_entries:0,mat_cmrs_split_entries:1024,mat_cmrs_split_entries:16384 -csv "$work/b.csv"
+      cat "$work/b.csv" >>"$out/bench.csv"
+      echo
+    done
   } 2>&1 | tee "$out/bench.txt"
 fi
 if has sweep; then
