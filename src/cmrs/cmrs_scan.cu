@@ -21,8 +21,8 @@
   - the warp writes its S x height results with coalesced stores.
 
   - a group of strips holding more than 2 C entries (a few long rows) is split into chunks of C entries summed by
-    warps of their own, the same kernel over the chunk's entries (CHUNKED), into partial row sums that a combine
-    kernel adds in chunk order (cmrsimpl.h, MatCMRSSplit; -mat_cmrs_split_entries C).
+    warps of their own (the launch's first warps), the same passes over the chunk's entries, into partial row sums
+    that a combine kernel adds in a fixed order, a warp per row (cmrsimpl.h, MatCMRSSplit; -mat_cmrs_split_entries C).
 
   No atomics; the order of every addition depends only on the layout, S, U, E and C, so results are bitwise
   reproducible, and MatCMRSLayoutMultScanSplit() (tests/reference/cmrs_emulate.c) reproduces them on the host bit for bit. Products are
@@ -57,26 +57,28 @@ struct SplitArgs {
 };
 
 /*
-  CHUNKED = false: warp w sums the S strips of group w (a split group is left to the chunks); CHUNKED = true: warp c
-  sums the entries of chunk c of a split group, with the same passes, into the partial sums of the rows it touches
+  Warps 0 .. nchunks - 1 sum the chunks of the split groups, each with the same passes as its whole group, into the
+  partial sums of the rows it touches; they come first, so that they start with the first blocks instead of after the
+  others. Warp nchunks + w sums the S strips of group w (a split group is left to its chunks). SPLIT = false (no
+  group split) compiles all of that away: the stencils' kernel lost 3-5 % to the test alone on an H100.
 */
-template <int S, int U, int E, bool PACKED, bool CHUNKED>
+template <int S, int U, int E, bool PACKED, bool SPLIT>
 __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
 {
   extern __shared__ unsigned char cmrs_smem[];
   const int       lane = threadIdx.x % kWarp, rows = S * H;
   PetscScalar    *acc  = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * rows;
-  const long long w    = (long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp; /* group, or chunk */
+  const long long wid  = (long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+  const bool      chunk = SPLIT && wid < split.nchunks; /* warp-uniform */
+  const long long w     = chunk ? wid : wid - split.nchunks; /* the chunk, or the group */
   long long       s0, e0;
   int             bnd[S + 1]; /* the warp's strip pointers, from its first entry (32-bit: a warp holds < 2^31 entries) */
   int             lo, hi;     /* the entries this warp sums, from its first entry */
 
-  if constexpr (CHUNKED) {
-    if (w >= split.nchunks) return; /* the whole warp leaves together */
-    s0 = (long long)split.cgroup[w] * S;
-  } else {
+  if (chunk) s0 = (long long)split.cgroup[w] * S;
+  else {
     s0 = w * S;
-    if (s0 >= strips || (split.islong && split.islong[w])) return;
+    if (s0 >= strips || (SPLIT && split.islong[w])) return;
   }
   {
     const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
@@ -88,7 +90,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
     col += e0, val += e0; /* 32-bit offsets from here on */
     if (!PACKED) ris += e0;
   }
-  if constexpr (CHUNKED) lo = (int)(split.cstart[w] - e0), hi = (int)(split.cend[w] - e0);
+  if (chunk) lo = (int)(split.cstart[w] - e0), hi = (int)(split.cend[w] - e0);
   else lo = 0, hi = bnd[S];
   for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
   __syncwarp();
@@ -190,7 +192,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
       __syncwarp(); /* the next pass may add to the same row from another lane */
     }
   }
-  if constexpr (CHUNKED) {
+  if (chunk) {
     const int        qa = split.cqa[w], nq = split.cnq[w];
     const PetscCount off = split.coff[w];
 
@@ -204,24 +206,35 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
   }
 }
 
-/* The rows of the split groups: their chunks' partial sums in chunk order, one thread per row */
+/*
+  The rows of the split groups, one warp per row: lane j adds the row's partial sums from chunks j, j + 32, j + 64, ...
+  of its group, in that order, then the warp adds its 32 lane sums pairwise by halving (lane j + 16 into lane j, then
+  j + 8, ..., j + 1). A fixed order, which MatCMRSLayoutMultScanSplit() follows on the host; a row as long as the matrix costs its
+  chunks / 32 steps instead of its chunks
+*/
 __global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__restrict__ longgroup, const int *__restrict__ lc, const int *__restrict__ cqa, const int *__restrict__ cnq, const PetscCount *__restrict__ coff, const PetscScalar *__restrict__ part, const PetscScalar *y, PetscScalar *z)
 {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long t    = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+  const int       lane = threadIdx.x % kWarp;
 
-  if (t < (long long)nlong * rows) {
+  if (t < (long long)nlong * rows) { /* warp-uniform, as is the row test below */
     const int       l = (int)(t / rows), q = (int)(t % rows);
     const long long row = (long long)longgroup[l] * rows + q;
     PetscScalar     acc = 0;
 
     if (row >= m) return;
-    for (int c = lc[l]; c < lc[l + 1]; c++)
-      if (q >= cqa[c] && q < cqa[c] + cnq[c]) acc += part[coff[c] + q - cqa[c]];
-    z[row] = y ? y[row] + acc : acc;
+    for (int c = lc[l] + lane; c < lc[l + 1]; c += kWarp) {
+      const int qa = cqa[c];
+
+      if (q >= qa && q < qa + cnq[c]) acc += part[coff[c] + q - qa];
+    }
+#pragma unroll
+    for (int off = kWarp / 2; off > 0; off /= 2) acc += __shfl_down_sync(kFull, acc, off);
+    if (lane == 0) z[row] = y ? y[row] + acc : acc;
   }
 }
 
-template <int S, int U, int E, bool PACKED, bool CHUNKED>
+template <int S, int U, int E, bool PACKED, bool SPLIT>
 void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   const int          warps  = (int)c->block / kWarp;
@@ -229,11 +242,11 @@ void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (!nwarps) return;
-  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, CHUNKED>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-  cmrs_mult_scan<S, U, E, PACKED, CHUNKED><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
+  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, SPLIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  cmrs_mult_scan<S, U, E, PACKED, SPLIT><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
 }
 
-/* the groups (those not split), then, where some are split, their chunks and the combine step */
+/* the chunks of the split groups and the other groups in one launch, then, where some are split, the combine step */
 template <int S, int U, int E>
 void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
@@ -241,13 +254,15 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
   const PetscBool  split  = (PetscBool)(c->split.nlong > 0 && c->split.S == S && c->split.H == c->height);
   const SplitArgs  args   = {split ? c->d_split.islong : nullptr, c->d_split.cgroup, c->d_split.cqa, c->d_split.cnq, c->d_split.cstart, c->d_split.cend, c->d_split.coff, c->d_split.part, split ? (int)c->split.nchunks : 0};
 
-  if (c->packed) launch_scan_kernel<S, U, E, true, false>(c, stream, groups, args, x, y, z);
-  else launch_scan_kernel<S, U, E, false, false>(c, stream, groups, args, x, y, z);
-  if (!split) return;
-  if (c->packed) launch_scan_kernel<S, U, E, true, true>(c, stream, c->split.nchunks, args, x, y, z);
-  else launch_scan_kernel<S, U, E, false, true>(c, stream, c->split.nchunks, args, x, y, z);
+  if (!split) {
+    if (c->packed) launch_scan_kernel<S, U, E, true, false>(c, stream, groups, args, x, y, z);
+    else launch_scan_kernel<S, U, E, false, false>(c, stream, groups, args, x, y, z);
+    return;
+  }
+  if (c->packed) launch_scan_kernel<S, U, E, true, true>(c, stream, args.nchunks + groups, args, x, y, z);
+  else launch_scan_kernel<S, U, E, false, true>(c, stream, args.nchunks + groups, args, x, y, z);
   {
-    const long long n = (long long)c->split.nlong * S * c->height;
+    const long long n = (long long)c->split.nlong * S * c->height * kWarp; /* a warp per row */
 
     cmrs_split_combine<<<(unsigned int)((n + 255) / 256), 256, 0, stream>>>((int)c->split.nlong, S * (int)c->height, (int)c->m, c->d_split.longgroup, c->d_split.lc, c->d_split.cqa, c->d_split.cnq, c->d_split.coff, c->d_split.part, y, z);
   }

@@ -365,6 +365,9 @@ static PetscErrorCode CreateSplitCase(PetscInt idx, char name[], size_t len, Mat
   } else if (idx == ngen + 1) {
     PetscCall(PetscStrncpy(name, "power-law rows 6000", len));
     PetscCall(TestCreateRandom(6000, 6000, 10, "powerlaw", 32, A));
+  } else if (idx == ngen + 2) { /* more than CMRS_SPLIT_MAX_CHUNKS chunks of 512: longer chunks */
+    PetscCall(PetscStrncpy(name, "one row of 280000 among 1000 rows of mean 4", len));
+    PetscCall(TestCreateRandom(1000, 280000, 4, "denserow", 33, A));
   } else *more = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -380,7 +383,7 @@ static PetscErrorCode TestSplit(void)
 {
   const PetscInt   hs[] = {1, 4, 16}, Ss[] = {1, 4, 32};
   const PetscCount Cs[] = {512, 1024};
-  PetscInt         splitgroups = 0, spanning = 0;
+  PetscInt         splitgroups = 0, spanning = 0, longchunks = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt idx = 0;; idx++) {
@@ -411,7 +414,10 @@ static PetscErrorCode TestSplit(void)
           for (PetscInt l = 0; l < sp.nlong && !bad[0]; l++) {
             const PetscInt   w = sp.longgroup[l], r0 = w * rows, r1 = PetscMin(r0 + rows, m);
             const PetscCount e0 = ai[r0], e1 = ai[r1];
+            const PetscCount Cg = sp.lc[l + 1] - sp.lc[l] > 1 ? sp.cend[sp.lc[l]] - sp.cstart[sp.lc[l]] : Cs[cc]; /* the group's chunk */
 
+            if (Cg % CMRS_SPLIT_ALIGN || Cg < Cs[cc] || sp.lc[l + 1] - sp.lc[l] > CMRS_SPLIT_MAX_CHUNKS || (Cg > Cs[cc] && (Cg - CMRS_SPLIT_ALIGN) * CMRS_SPLIT_MAX_CHUNKS >= e1 - e0)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT " of %" PetscCount_FMT " entries: %" PetscInt_FMT " chunks of %" PetscCount_FMT, w, e1 - e0, sp.lc[l + 1] - sp.lc[l], Cg));
+            longchunks += Cg > Cs[cc];
             if (!sp.islong[w] || e1 - e0 <= 2 * Cs[cc] || sp.cstart[sp.lc[l]] != e0 || sp.cend[sp.lc[l + 1] - 1] != e1) PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT ": its chunks do not span its entries", w));
             for (PetscInt c = sp.lc[l]; c < sp.lc[l + 1] && !bad[0]; c++) {
               PetscInt qa = -1, qb = -1;
@@ -421,7 +427,7 @@ static PetscErrorCode TestSplit(void)
                   if (qa < 0) qa = r - r0;
                   qb = r - r0;
                 }
-              if (sp.cgroup[c] != w || (sp.cstart[c] - e0) % Cs[cc] || (c > sp.lc[l] && sp.cstart[c] != sp.cend[c - 1]) || sp.cend[c] - sp.cstart[c] < Cs[cc] || sp.cend[c] - sp.cstart[c] >= 2 * Cs[cc] || sp.cqa[c] != qa || sp.cnq[c] != qb - qa + 1 || sp.coff[c] != parts)
+              if (sp.cgroup[c] != w || (sp.cstart[c] - e0) % Cg || (c > sp.lc[l] && sp.cstart[c] != sp.cend[c - 1]) || sp.cend[c] - sp.cstart[c] < Cg || sp.cend[c] - sp.cstart[c] >= 2 * Cg || sp.cqa[c] != qa || sp.cnq[c] != qb - qa + 1 || sp.coff[c] != parts)
                 PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT " chunk %" PetscInt_FMT ": entries %" PetscCount_FMT "..%" PetscCount_FMT ", rows %d+%d (the entries' rows: %" PetscInt_FMT "..%" PetscInt_FMT ")", w, c, sp.cstart[c], sp.cend[c], sp.cqa[c], sp.cnq[c], qa, qb));
               parts += sp.cnq[c];
             }
@@ -457,7 +463,7 @@ static PetscErrorCode TestSplit(void)
     PetscCall(ScanDataDestroy(&ival, &x, &y, &xr, &yr, &z, &z1, &exact));
     PetscCall(MatDestroy(&A));
   }
-  TEST_CHECK(splitgroups > 0 && spanning > 0, "CMRS split: groups were split (%" PetscInt_FMT ") and rows spanned chunks (%" PetscInt_FMT ")", splitgroups, spanning);
+  TEST_CHECK(splitgroups > 0 && spanning > 0 && longchunks > 0, "CMRS split: groups were split (%" PetscInt_FMT "), rows spanned chunks (%" PetscInt_FMT "), groups got chunks longer than C (%" PetscInt_FMT ")", splitgroups, spanning, longchunks);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -576,7 +576,7 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
   const char *const Us[] = {"2", "1", "4", "2", "1", "4", "2", "4", "1"};
   const char *const Cs[] = {"0", "512"};
   char              name[128], Sstr[16];
-  PetscBool         more = PETSC_TRUE;
+  PetscBool         more = PETSC_TRUE, longest = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   for (PetscInt idx = 0; more; idx++) {
@@ -587,6 +587,11 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
     PetscBool       packed;
 
     PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
+    if (!more && !longest) { /* then a row of more than CMRS_SPLIT_MAX_CHUNKS chunks of 512 (longer chunks), each lane of the combine adding several */
+      PetscCall(PetscStrncpy(name, "one row of 280000 among 1000", sizeof(name)));
+      PetscCall(TestCreateRandom(1000, 280000, 4, "denserow", 18, &A));
+      more = longest = PETSC_TRUE;
+    }
     if (!more) break;
     PetscCall(MatGetSize(A, &m, &n));
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, NULL));

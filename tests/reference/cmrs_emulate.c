@@ -92,13 +92,29 @@ static void MatCMRSScanEntries(const MatCMRSLayout *L, PetscInt S, PetscInt E, P
 }
 
 /*
+  The combine step of a split group's row q, as cmrs_split_combine() does it with a warp: lane j adds the row's partial
+  sums from chunks j, j + 32, ... of the group in order, then lane j + off is added to lane j for off = 16, 8, 4, 2, 1
+*/
+static PetscScalar MatCMRSSplitCombineRow(const MatCMRSSplit *split, PetscInt l, PetscInt q, const PetscScalar part[])
+{
+  PetscScalar lane[32] = {0};
+
+  for (PetscInt c = split->lc[l]; c < split->lc[l + 1]; c++)
+    if (q >= split->cqa[c] && q < split->cqa[c] + split->cnq[c]) lane[(c - split->lc[l]) % 32] += part[split->coff[c] + q - split->cqa[c]];
+  for (PetscInt off = 16; off > 0; off /= 2)
+    for (PetscInt j = 0; j < off; j++) lane[j] += lane[j + off];
+  return lane[0];
+}
+
+/*
   The same with the split of long groups (MatCMRSSplit, cmrsimpl.h; NULL: none): a split group's chunks are summed
-  each from zero into its rows' partial sums, which are then added in chunk order, z = y + ((0 + p_1) + p_2) + ...
+  each from zero into its rows' partial sums, which MatCMRSSplitCombineRow() then adds, z = y + combined
 */
 PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *L, PetscInt S, PetscInt E, const MatCMRSSplit *split, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
 {
   const PetscInt H = L->height, rows = S * H;
   PetscScalar   *acc, *part = NULL;
+  PetscInt       l = 0; /* the split group being combined */
 
   PetscFunctionBegin;
   PetscCheck(!L->sorted && !L->M, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The scan kernel needs an unsorted, unpadded layout");
@@ -119,12 +135,9 @@ PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *L, PetscInt S, Pe
     const PetscInt s1 = PetscMin(s0 + S, L->strips);
 
     for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
-    if (split && split->islong[s0 / S]) { /* the combine step: each row's partial sums in chunk order */
-      PetscInt l = 0;
-
-      while (split->longgroup[l] != s0 / S) l++;
-      for (PetscInt c = split->lc[l]; c < split->lc[l + 1]; c++)
-        for (PetscInt q = split->cqa[c]; q < split->cqa[c] + split->cnq[c]; q++) acc[q] += part[split->coff[c] + q - split->cqa[c]];
+    if (split && split->islong[s0 / S]) { /* the combine step */
+      while (split->longgroup[l] != s0 / S) l++; /* the split groups come in order */
+      for (PetscInt q = 0; q < rows; q++) acc[q] = MatCMRSSplitCombineRow(split, l, q, part);
     } else MatCMRSScanEntries(L, S, E, s0, s1, L->sp[s0], L->sp[s1], x, acc);
     for (PetscInt q = 0; q < rows; q++) {
       const PetscInt row = s0 * H + q;

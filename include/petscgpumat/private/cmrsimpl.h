@@ -52,9 +52,11 @@ PETSC_EXTERN PetscErrorCode MatCMRSLayoutDestroy(MatCMRSLayout *);
   Long rows in the scan kernel: a warp takes S consecutive strips (a "group") and sums all their entries, so a group
   holding a very long row keeps one warp busy while the others have finished (a crew-scheduling matrix whose longest
   row has 17 663 entries ran 0.24x cuSPARSE). A group of more than 2 C entries (-mat_cmrs_split_entries C) is split
-  into chunks of C entries (the last one longer, up to 2 C), each summed by its own warp with the same passes as the
+  into chunks of C entries (the last one longer, up to 2 C; longer chunks where C would give more than
+  CMRS_SPLIT_MAX_CHUNKS), each summed by its own warp with the same passes as the
   whole group, into partial row sums of the rows the chunk touches; a combine step then adds, for each row of the
-  split groups, its partial sums in chunk order (y + ((0 + p_1) + p_2) + ...). No atomics: the results depend only on
+  split groups, its partial sums in a fixed order (a warp per row: lane j adds those of chunks j, j + 32, ... in turn,
+  then the lanes are added pairwise by halving). No atomics: the results depend only on
   the layout and the parameters, and MatCMRSLayoutMultScanSplit() reproduces them on the host bit for bit. C is a
   multiple of 512 (32 lanes x E x U for every E, U), so that a chunk's passes are the whole group's passes. Row
   splitting as in merge-based SpMV (Merrill and Garland, SC'16), kept deterministic by fixed chunk boundaries.
@@ -77,7 +79,8 @@ typedef struct {
   PetscCount *coff;      /* [nchunks] where its partial sums begin */
 } MatCMRSSplit;
 
-#define CMRS_SPLIT_ALIGN 512
+#define CMRS_SPLIT_ALIGN      512
+#define CMRS_SPLIT_MAX_CHUNKS 512 /* chunks of one group, beyond which they get longer (H100: arrow matrix best at ~500) */
 
 PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscCount, MatCMRSSplit *);
 PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
@@ -86,7 +89,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 #define CMRS_VARIANT_BASIC  0
 #define CMRS_VARIANT_PADDED 1
 #define CMRS_VARIANT_SCAN   2
-#define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 32, else basic (H100 sweep) */
+#define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 64, else basic (H100 sweeps, docs/cmrs.md) */
 
 /* The type's data */
 typedef struct {
