@@ -12,7 +12,7 @@ static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto",
 #define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
 #define CMRS_DEFAULT_UNROLL       1
 #define CMRS_DEFAULT_LANE_ENTRIES 4
-#define CMRS_DEFAULT_SPLIT_ENTRIES 4096 /* a group of more than 8192 entries is split: 16 warps' worth on stencils */
+#define CMRS_DEFAULT_SPLIT_ENTRIES 1024 /* best or within noise of it on the long-row cases, H100 (docs/cmrs.md) */
 
 /*
   Automatic height, from the H100 sweep (double): about 256 entries per strip, i.e. the largest height in
@@ -38,11 +38,11 @@ static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
 #define CMRS_SCAN_HEIGHT       16 /* best in double and in single precision */
 #define CMRS_SCAN_WARP_ENTRIES 512
 
-/* The variant in use: -mat_cmrs_variant auto (default) takes the scan kernel up to a mean row length of 32 */
+/* The variant in use: -mat_cmrs_variant auto (default) takes the scan kernel up to a mean row length of 64 */
 static PetscInt MatCMRSVariantInUse(const Mat_SeqCMRSCUDA *c, PetscInt m, PetscCount nnz)
 {
   if (c->variant != CMRS_VARIANT_AUTO) return c->variant;
-  return nnz > (PetscCount)32 * m ? CMRS_VARIANT_BASIC : CMRS_VARIANT_SCAN;
+  return nnz > (PetscCount)64 * m ? CMRS_VARIANT_BASIC : CMRS_VARIANT_SCAN;
 }
 
 static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, PetscCount nnz)
@@ -250,7 +250,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
   PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
   if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
   variant = c->variant;
-  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32), scan (H100 kernel on the basic layout: warp segmented scan, no padding) or auto (scan up to 32 entries per row, else basic)", "", MatCMRSVariants, 4, MatCMRSVariants[c->variant], &variant, &set));
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32), scan (H100 kernel on the basic layout: warp segmented scan, no padding) or auto (scan up to 64 entries per row, else basic)", "", MatCMRSVariants, 4, MatCMRSVariants[c->variant], &variant, &set));
   if (set && variant != c->variant) {
     c->variant = variant;
     PetscCall(MatGPUMatInvalidateStructure(A));
@@ -306,7 +306,7 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   if (g->built) vm = c->m, vnnz = c->nnz;
   else PetscCall(MatCMRSHostCounts(A, &vm, &vnnz));
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
-  else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 32 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
+  else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 64 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
   else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll, c->lane_entries, c->block_option));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
@@ -644,14 +644,14 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
 .  -mat_cmrs_variant <basic,padded,scan,auto> - Algorithm 1, the padded variant of section 6.7, the H100 scan kernel,
-                                                or auto (default: scan up to 32 entries per row, else basic); see docs/cmrs.md
+                                                or auto (default: scan up to 64 entries per row, else basic); see docs/cmrs.md
 .  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
 .  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: about 512 entries per warp, 4 strips of 16 rows on stencils)
 .  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1 (default), 2 or 4
 .  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1, 2 or 4 (default)
 .  -mat_cmrs_split_entries <C> - the scan kernel splits a warp's group of strips holding more than 2 C entries (a few long
                                  rows) into chunks of C entries, one warp each, combined in a fixed order; a multiple of
-                                 512, default 4096, 0: no split
+                                 512, default 1024, 0: no split
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner
@@ -822,7 +822,7 @@ PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
   Level: intermediate
 
   Note:
-  Used by the scan kernel only (`-mat_cmrs_variant scan`, or `auto` with at most 32 entries per row); the layout
+  Used by the scan kernel only (`-mat_cmrs_variant scan`, or `auto` with at most 64 entries per row); the layout
   does not change, so setting it after the first product costs no rebuild. Results are bitwise reproducible for each
   E, but different values of E add in different orders.
 
