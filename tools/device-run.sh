@@ -44,20 +44,20 @@ if has bench; then
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
-    # the hard cases: a few very long rows (power-law graphs, a circuit), replicated on the diagonal to ~20 M nonzeros
-    for f in "ego-twitter 8" "soc-Slashdot0902 22" "rajat01 500"; do
+    # the hard cases: a few very long rows (power-law graphs, a circuit, an LP), replicated on the diagonal to ~20 M nonzeros
+    for f in "ego-twitter 8" "soc-Slashdot0902 22" "rajat01 500" "vsp_sctap1-2b_and_seymourl 71"; do
       set -- $f
       timeout 100 tests/mpienv.sh build/examples/bench_spmv -f "$PETSCGPUMAT_MATRICES/$1.mtx.gz" -replicate $2 -reps 50 \
         -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda \
-        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0,mat_cmrs_variant:padded,mat_cmrs_split_entries:0,mat_cmrs_split_entries:1024 \
+        -variants mat_ellr_max_fill:0,mat_rgcsr_max_fill:0,mat_rgcsr_max_fill:0+mat_rgcsr_sort_window:1000000000+mat_rgcsr_sort_min_saving:0,mat_cmrs_variant:padded,mat_cmrs_split_entries:0,mat_cmrs_split_entries:4096,mat_cmrs_variant:basic \
         -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
-    # generated long rows: an arrow (one row as long as the matrix) and a heavy power-law tail; CMRS's split off and on
-    for p in "-problem arrow -n 2000000" "-problem powerlaw -n 1500000 -mean 16 -alpha 1.5"; do
+    # generated long rows: an arrow (one row as long as the matrix), a heavy power-law tail, 8 rows of n/20; CMRS's split off and on
+    for p in "-problem arrow -n 2000000" "-problem powerlaw -n 1500000 -mean 16 -alpha 1.5" "-problem denserows -n 3000000 -dense_rows 8"; do
       timeout 100 tests/mpienv.sh build/examples/bench_spmv $p -reps 50 -types aijcusparse,cmrscuda,csrcuda,autocuda \
-        -variants mat_cmrs_split_entries:0,mat_cmrs_split_entries:1024,mat_cmrs_split_entries:16384 -csv "$work/b.csv"
+        -variants mat_cmrs_split_entries:0,mat_cmrs_split_entries:4096 -csv "$work/b.csv"
       cat "$work/b.csv" >>"$out/bench.csv"
       echo
     done
