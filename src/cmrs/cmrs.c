@@ -10,7 +10,7 @@ static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto",
 #define CMRS_DEFAULT_HEIGHT  0
 #define CMRS_DEFAULT_BLOCK   128
 #define CMRS_DEFAULT_VARIANT CMRS_VARIANT_AUTO
-#define CMRS_DEFAULT_UNROLL       1
+#define CMRS_DEFAULT_UNROLL       0 /* automatic: MatCMRSUnroll() */
 #define CMRS_DEFAULT_LANE_ENTRIES 4
 #define CMRS_DEFAULT_SPLIT_ENTRIES 1024 /* best or within noise of it on the long-row cases, H100 (docs/cmrs.md) */
 
@@ -53,6 +53,18 @@ static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, Petsc
   if (option) return option;
   while (S < 32 && (PetscReal)(2 * S * h) * PetscMax(mean, 1.0) <= CMRS_SCAN_WARP_ENTRIES) S *= 2;
   return S;
+}
+
+/*
+  The scan kernel's automatic passes loaded ahead: 2 where a warp takes 1 or 2 strips (rows of more than ~8 entries),
+  else 1. H100, 2026-11-26 (docs/cmrs.md): where a warp takes 1 or 2 strips U = 2 was 2-16 % faster on 16 of 21
+  matrices (graphs, circuits, lap3d27, power laws) and within 1.1 % on the other 5; on meshes of 4 strips per warp it
+  lost up to 6 % (2026-11-22 sweep)
+*/
+static PetscInt MatCMRSUnroll(PetscInt S, PetscInt option)
+{
+  if (option) return option;
+  return S <= 2 ? 2 : 1;
 }
 
 /* Rows and entries the device copy will hold, from the base's row statistics (no entries before preallocation) */
@@ -207,7 +219,7 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(void **data)
   c->variant            = CMRS_DEFAULT_VARIANT;
   c->M_option           = 4; /* the paper used 8 on Kepler; 4 measured faster on both Laplacians on the H100 */
   c->warp_strips_option = 0;
-  c->unroll             = CMRS_DEFAULT_UNROLL;
+  c->unroll_option      = CMRS_DEFAULT_UNROLL;
   c->lane_entries       = CMRS_DEFAULT_LANE_ENTRIES;
   c->device_convert     = PETSC_TRUE;
   c->split_entries      = CMRS_DEFAULT_SPLIT_ENTRIES;
@@ -228,7 +240,7 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->variant       = a->variant;
   b->M_option      = a->M_option;
   b->warp_strips_option = a->warp_strips_option;
-  b->unroll             = a->unroll;
+  b->unroll_option      = a->unroll_option;
   b->lane_entries       = a->lane_entries;
   b->device_convert     = a->device_convert;
   b->split_entries      = a->split_entries;
@@ -273,10 +285,11 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
     if (v != c->split_entries) PetscCall(MatGPUMatInvalidateStructure(A));
     c->split_entries = v;
   }
-  PetscCall(PetscOptionsInt("-mat_cmrs_unroll", "Scan variant: passes of 32 entries each warp loads ahead, 1, 2 or 4", "", c->unroll, &v, &set));
+  PetscCall(PetscOptionsInt("-mat_cmrs_unroll", "Scan variant: passes each warp loads ahead, 1, 2 or 4 (0: automatic, 2 where a warp takes at most 2 strips, else 1)", "", c->unroll_option, &v, &set));
   if (set) {
-    PetscCheck(v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 1, 2 or 4", v);
-    c->unroll = v;
+    PetscCheck(v == 0 || v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", v);
+    c->unroll_option = v;
+    if (c->warp_strips) c->unroll = MatCMRSUnroll(c->warp_strips, v); /* a kernel parameter of the plan: the layout stays */
   }
   PetscCall(PetscOptionsInt("-mat_cmrs_lane_entries", "Scan variant: consecutive entries each lane takes in a pass (1, 2 or 4): a pass covers 32 x E entries, one segmented scan per pass", "MatCMRSCUDASetLaneEntries", c->lane_entries, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetLaneEntries(A, v));
@@ -307,7 +320,7 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   else PetscCall(MatCMRSHostCounts(A, &vm, &vnnz));
   if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
   else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 64 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
-  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll, c->lane_entries, c->block_option));
+  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), MatCMRSUnroll(MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll_option), c->lane_entries, c->block_option));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
@@ -355,6 +368,7 @@ static PetscErrorCode MatCMRSPlanScan_Private(Mat A, Mat_SeqCMRSCUDA *c, const M
   PetscFunctionBegin;
   PetscCall(MatCMRSSplitFree_Private(c));
   c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz) : 0;
+  c->unroll      = MatCMRSUnroll(c->warp_strips, c->unroll_option);
   if (!c->split_entries || !c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, c->warp_strips, c->split_entries, s));
   if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
@@ -647,7 +661,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
                                                 or auto (default: scan up to 64 entries per row, else basic); see docs/cmrs.md
 .  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
 .  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: about 512 entries per warp, 4 strips of 16 rows on stencils)
-.  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1 (default), 2 or 4
+.  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1, 2 or 4; 0 (default): 2 where a warp takes at most 2 strips, else 1
 .  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1, 2 or 4 (default)
 .  -mat_cmrs_split_entries <C> - the scan kernel splits a warp's group of strips holding more than 2 C entries (a few long
                                  rows) into chunks of C entries, one warp each, combined in a fixed order; a multiple of

@@ -98,13 +98,14 @@ typedef struct {
   PetscInt  variant;                     /* CMRS_VARIANT_BASIC, _PADDED or _SCAN */
   PetscInt  M_option;                    /* -mat_cmrs_buffer_columns: the padded variant's buffer width */
   PetscInt  warp_strips_option;          /* -mat_cmrs_warp_strips: strips per warp of the scan variant (0: automatic) */
-  PetscInt  unroll;                      /* -mat_cmrs_unroll: passes loaded ahead by the scan kernel */
+  PetscInt  unroll_option;               /* -mat_cmrs_unroll: passes loaded ahead by the scan kernel (0: automatic) */
   PetscInt  lane_entries;                /* -mat_cmrs_lane_entries: consecutive entries per lane in a pass of the scan kernel (1, 2, 4) */
   PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
   PetscInt  split_entries;               /* -mat_cmrs_split_entries: C, entries per chunk of a split group (0: no split) */
   /* the device copy */
   PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
   PetscInt       warp_strips;                 /* > 0: the scan kernel runs, with this many strips per warp */
+  PetscInt       unroll;                      /* and this many passes loaded ahead */
   PetscBool      packed, sorted;
   PetscBool      device_built; /* the layout was packed on the GPU (MatCMRSCUDALaunchPack) */
   PetscCount     nnz;
