@@ -347,7 +347,7 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = MatGPUMatSyncDevice(g->transpose);
   PetscCall(PetscPopErrorHandler());
-  if (ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM) {
+  if (MatGPUMatBuildRefused(ierr)) {
     PetscCall(PetscInfo(A, "No explicit transpose on the device (error %d in its build): transposed products use the transposed kernels\n", (int)ierr));
     PetscCall(MatDestroy(&g->transpose));
     g->explicit_transpose     = PETSC_FALSE;
