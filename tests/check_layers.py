@@ -8,7 +8,7 @@
   of the base's state (Mat_GPUMat: it gets what it needs as arguments);
 - the choosing type (src/choose/) names the formats only by their public type names (MATSEQ...CUDA, through the
   base's registry), never their tables, data or private headers, and writes none of the base's state either;
-- only the registration (src/petscgpumatregis.c) calls a format's registration.
+- only the registration (src/petscgpumatregis.c) calls a format's registration, and nothing below calls it.
 Prints a PASS/FAIL line per rule and file (tests/run.sh counts them); exits 1 on a failure.
 """
 import os
@@ -82,8 +82,12 @@ def main():
             path = os.path.join(dirpath, f)
             if path.endswith("petscgpumatregis.c"):
                 continue
-            calls = registrations.findall(code_of(path))
+            code = code_of(path)
+            calls = registrations.findall(code)
             check(not calls, f"{os.path.relpath(path, root)} calls no format's registration")
+            # the registration sits on top: nothing below it calls up into it (a type is created only once registered)
+            up = re.findall(r"\bPetscGPUMatInitializePackage\s*\(\s*\)\s*\)", code)
+            check(not up, f"{os.path.relpath(path, root)} does not call up into the registration (PetscGPUMatInitializePackage)")
     print(f"# {failed} failed")
     return 1 if failed else 0
 

@@ -34,11 +34,14 @@ static PetscErrorCode MatGPUMatGetInfo_GPUMat(Mat, MatGPUMatInfo *);
 static PetscErrorCode MatGPUMatSetCompressedRows_GPUMat(Mat, PetscBool);
 static PetscErrorCode MatGPUMatGetCompressedRows_GPUMat(Mat, PetscBool *);
 
-/* MatCreate_<type>() of every format: a SeqAIJ converted in place (no device is touched) */
+/*
+  MatCreate_<type>() of every format: a SeqAIJ converted in place (no device is touched). Reached only through
+  MatSetType() of a type the registration (src/petscgpumatregis.c, above the base) registered, so the package is
+  initialized: the base does not call up into it
+*/
 PetscErrorCode MatCreate_GPUMat(Mat B, const MatGPUFormat *format)
 {
   PetscFunctionBegin;
-  PetscCall(PetscGPUMatInitializePackage());
   PetscCall(MatCreate_SeqAIJ(B));
   PetscCall(MatConvert_SeqAIJ_GPUMat(B, format, MAT_INPLACE_MATRIX, &B));
   PetscFunctionReturn(PETSC_SUCCESS);

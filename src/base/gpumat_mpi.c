@@ -632,13 +632,12 @@ static PetscErrorCode MatDuplicate_MPIGPUMat(Mat A, MatDuplicateOption op, Mat *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatCreate_MPIAIJ<format>CUDA(): an MPIAIJ converted in place (no device is touched) */
+/* MatCreate_MPIAIJ<format>CUDA(): an MPIAIJ converted in place (no device is touched; registered, hence initialized) */
 PetscErrorCode MatCreate_MPIGPUMat(Mat B, const char seqtype[])
 {
   const MatGPUFormat *format;
 
   PetscFunctionBegin;
-  PetscCall(PetscGPUMatInitializePackage());
   PetscCall(MatGPUMatFindFormat(seqtype, &format));
   PetscCall(MatCreate_MPIAIJ(B));
   PetscCall(MatConvert_MPIAIJ_MPIGPUMat(B, format, MAT_INPLACE_MATRIX, &B));
