@@ -25,9 +25,9 @@
     that a combine kernel adds in a fixed order, a warp per row (cmrsimpl.h, MatCMRSSplit; -mat_cmrs_split_entries C).
 
   No atomics; the order of every addition depends only on the layout, S, U, E and C, so results are bitwise
-  reproducible, and MatCMRSLayoutMultScanSplit() (tests/reference/cmrs_emulate.c) reproduces them on the host bit for bit. Products are
-  rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved) cannot be scanned:
-  they use Algorithm 1.
+  reproducible, and MatCMRSLayoutMultScanSplit() (tests/reference/cmrs_emulate.c) reproduces them on the host bit
+  for bit. Products are rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved)
+  cannot be scanned: they use Algorithm 1.
 */
 #include <petscgpumat/private/cmrsimpl.h>
 #include <petscgpumat/private/gpumatcuda.h>
@@ -47,7 +47,7 @@ __device__ __forceinline__ PetscScalar mul_rn(PetscScalar a, PetscScalar b)
 #endif
 }
 
-/* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h); islong NULL: no split */
+/* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h), read only by the SPLIT kernels */
 struct SplitArgs {
   const char       *islong;
   const int        *cgroup, *cqa, *cnq;
@@ -209,8 +209,8 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
 /*
   The rows of the split groups, one warp per row: lane j adds the row's partial sums from chunks j, j + 32, j + 64, ...
   of its group, in that order, then the warp adds its 32 lane sums pairwise by halving (lane j + 16 into lane j, then
-  j + 8, ..., j + 1). A fixed order, which MatCMRSLayoutMultScanSplit() follows on the host; a row as long as the matrix costs its
-  chunks / 32 steps instead of its chunks
+  j + 8, ..., j + 1). A fixed order, which MatCMRSLayoutMultScanSplit() follows on the host; a row as long as the
+  matrix costs its chunks / 32 steps instead of its chunks
 */
 __global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__restrict__ longgroup, const int *__restrict__ lc, const int *__restrict__ cqa, const int *__restrict__ cnq, const PetscCount *__restrict__ coff, const PetscScalar *__restrict__ part, const PetscScalar *y, PetscScalar *z)
 {

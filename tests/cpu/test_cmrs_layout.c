@@ -344,7 +344,7 @@ static PetscErrorCode TestScanExact(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The generated set, then two matrices with very long rows */
+/* The generated set, then three matrices with very long rows */
 static PetscErrorCode CreateSplitCase(PetscInt idx, char name[], size_t len, Mat *A, PetscBool *more)
 {
   PetscInt ngen = 0;
@@ -375,7 +375,8 @@ static PetscErrorCode CreateSplitCase(PetscInt idx, char name[], size_t len, Mat
 /*
   The split of long groups (MatCMRSSplitCreate(), the scan kernel's chunks): on every generated matrix and on a few with
   very long rows, for heights, strips per warp, lane entries and chunk sizes: the chunks of each split group follow
-  each other from its first entry to its last at multiples of C, the rows a chunk touches are those of its entries;
+  each other from its first entry to its last at multiples of the group's chunk size (C, or the least multiple of
+  512 that keeps the group to CMRS_SPLIT_MAX_CHUNKS chunks), the rows a chunk touches are those of its entries;
   the emulation with the split is exact on integer data; on real data, every row of an unsplit group and every row
   whose entries lie in one chunk is bitwise the unsplit emulation's (its partial sum is the same sequence of passes).
 */

@@ -114,10 +114,8 @@ typedef struct {
   unsigned char *d_ris;
   PetscScalar   *d_val;
   size_t         bytes;
-  /* the scan kernel's split of long groups, made at the first product with its parameters (nlong = 0: none) */
-  MatCMRSSplit     split;
-  PetscBool        split_made;
-  PetscObjectState split_state; /* nonzero state it was made for */
+  /* the scan kernel's split of long groups, made at the build with its parameters (nlong = 0: none) */
+  MatCMRSSplit split;
   struct {
     char        *islong;
     int         *longgroup, *lc, *cgroup, *cqa, *cnq;
