@@ -382,7 +382,6 @@ static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
 /* The slots back to CSR order through the permutation (the inverse of the build: MatRgCSRGatherThread()) */
 static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
@@ -395,6 +394,7 @@ static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqRGCSRCUDA *r;
