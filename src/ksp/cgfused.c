@@ -27,7 +27,9 @@ typedef struct {
   PetscReal         radius, objective; /* as recorded: the fast path has neither trust region nor objective target */
   PetscBool         single_reduction;
   PetscBool         fast;      /* -ksp_cgfused_fast */
-  PetscBool         last_fast; /* whether the last solve took the fast path (KSPView) */
+  PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
+  PetscBool         last_fast;
+  Vec               dinv; /* PCJacobi's inverse diagonal, kept so that no early return of a solve leaks it */
   KSPCGFusedWork    work;
 } KSP_CGFused;
 
@@ -47,6 +49,7 @@ static PetscErrorCode KSPCGFusedContextDestroy(PetscGPUMatCtxArg arg)
 
   PetscFunctionBegin;
   PetscCall(KSPCGFusedWorkDestroy(&f->work));
+  PetscCall(VecDestroy(&f->dinv));
   PetscCall(PetscFree(f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -111,7 +114,7 @@ static PetscErrorCode KSPView_CGFused(KSP ksp, PetscViewer viewer)
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   if (f->view_cg) PetscCall(f->view_cg(ksp, viewer));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", f->last_fast ? "fused" : "PETSc's CG"));
+  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", !f->solves ? "none yet" : f->last_fast ? "fused" : "PETSc's CG"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -159,6 +162,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   PetscScalar        dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold;
   PetscReal          dp = 0.0;
   Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
+  PetscInt           nd = -1;
   Mat                Amat, Pmat;
   PetscDeviceContext dctx;
   void              *handle;
@@ -203,8 +207,13 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
     KSPCheckDot(ksp, beta);
   }
   if (jacobi) { /* PCJacobi's own inverse diagonal (made by the PCApply above): z = dinv .* r is its PCApply to the bit */
-    PetscCall(VecDuplicate(R, &Dinv));
-    PetscCall(PCJacobiGetDiagonal(ksp->pc, Dinv, NULL));
+    if (f->dinv) PetscCall(VecGetLocalSize(f->dinv, &nd));
+    if (nd != n) {
+      PetscCall(VecDestroy(&f->dinv));
+      PetscCall(VecDuplicate(R, &f->dinv));
+    }
+    PetscCall(PCJacobiGetDiagonal(ksp->pc, f->dinv, NULL));
+    Dinv = f->dinv;
   }
   PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
@@ -283,7 +292,6 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
     i++;
   } while (i < ksp->max_it);
   if (i >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
-  PetscCall(VecDestroy(&Dinv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -296,6 +304,7 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi));
   f->last_fast = fast;
+  f->solves++;
   if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi));
   else PetscCall(f->solve_cg(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
