@@ -72,6 +72,9 @@ if has cgfused; then
         cat "$work/b.csv" >>"$out/cgfused.csv"
         echo
       done
+      # the main job's table: whole solves, first solve with setup, each type with PETSc's CG and with cgfused
+      timeout 200 tests/mpienv.sh build/examples/solve $p -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda:cgfused -repeat 3 -check
+      echo
     done
   } 2>&1 | tee "$out/cgfused.txt"
 fi
