@@ -146,6 +146,8 @@ elif selected cpu-solve-reads-mtx-by-content; then
 fi
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
+# a KSP type per entry: KSPCGFUSED on host vectors is PETSc's CG (the same iteration count)
+expect cpu-solve-ksp-per-type 'aij:cgfused +\| +30 \|' "$build/examples/solve" -types aij,aij:cgfused -n 12 -check
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8
