@@ -89,6 +89,19 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         else
           TEST_CHECK(f1 == fast && PetscAbsInt(it0 - it1) <= 1 && r0 == r1 && diff <= 1e-7 * nrm, "%s, PC %s, norm %s, %s guess: KSPCGFUSED (%s) %" PetscInt_FMT " iterations (%s) against KSPCG's %" PetscInt_FMT " (%s); solutions differ by %.2e of their norm", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", f1 ? "fused" : "PETSc's CG", it1, KSPConvergedReasons[r1], it0, KSPConvergedReasons[r0], (double)(nrm > 0 ? diff / nrm : diff));
         TEST_CHECK(again && it1 == it2, "%s, PC %s, norm %s, %s guess: two KSPCGFUSED solves give the same bits and iterations", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero");
+        if (!exact) { /* -ksp_cgfused_fast 0: PETSc's CG itself, on the same CUDA vectors */
+          Vec                x3;
+          PetscInt           it3;
+          KSPConvergedReason r3;
+          PetscBool          f3, same3;
+
+          PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_fast", "0"));
+          PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x3, &it3, &r3, &f3));
+          PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_fast"));
+          PetscCall(VecEqual(x0, x3, &same3));
+          TEST_CHECK(!f3 && same3 && it3 == it0 && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG to the bit (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", it0, it3);
+          PetscCall(VecDestroy(&x3));
+        }
         PetscCall(VecDestroy(&x0));
         PetscCall(VecDestroy(&x1));
         PetscCall(VecDestroy(&x2));
