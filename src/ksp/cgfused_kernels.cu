@@ -125,7 +125,7 @@ PetscErrorCode KSPCGFusedLaunchDirection(void *stream, PetscInt n, PetscScalar b
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
   cgf_direction<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, b, z, p);
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -138,9 +138,9 @@ PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
   cgf_dot<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, p, w, work->partial);
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 0);
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -153,9 +153,9 @@ PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, PetscScalar beta
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
   cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, beta, dpiold, (int)checksign, (int)normsum, x, p, r, zw, dinv, work->scalars, work->partial);
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   cgf_finish<2><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 1);
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, 3 * sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dinv ? 9.0 : 8.0) * n));
