@@ -108,13 +108,17 @@ static PetscErrorCode KSPSetFromOptions_CGFused(KSP ksp, PetscGPUMatOptionItems 
 static PetscErrorCode KSPView_CGFused(KSP ksp, PetscViewer viewer)
 {
   KSP_CGFused *f;
-  PetscBool    ascii;
+  PetscBool    ascii, string;
+  const char  *last;
 
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   if (f->view_cg) PetscCall(f->view_cg(ksp, viewer));
+  last = !f->solves ? "none yet" : f->last_fast ? "fused" : "PETSc's CG";
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
-  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", !f->solves ? "none yet" : f->last_fast ? "fused" : "PETSc's CG"));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
+  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", last));
+  if (string) PetscCall(PetscViewerStringSPrintf(viewer, " last solve: %s", last)); /* KSPView()'s one-line form */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -22,6 +22,7 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   PetscViewer viewer;
   char        text[4096] = "";
   char       *found;
+  PetscBool   isfused;
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateVecs(A, &x, &b));
@@ -44,6 +45,11 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   PetscCall(PetscViewerDestroy(&viewer));
   PetscCall(PetscStrstr(text, "last solve: fused", &found));
   *fused = (PetscBool)(found != NULL);
+  PetscCall(PetscStrcmp(ksptype, KSPCGFUSED, &isfused));
+  if (isfused) { /* the view must say which path ran, else `fused` could never be true */
+    PetscCall(PetscStrstr(text, *fused ? "last solve: fused" : "last solve: PETSc's CG", &found));
+    TEST_CHECK(found != NULL, "KSPView() of KSPCGFUSED names the path of the last solve (\"%s\")", text);
+  }
   PetscCall(VecDuplicate(bhost, xhost));
   PetscCall(VecCopy(x, *xhost));
   PetscCall(KSPDestroy(&ksp));
