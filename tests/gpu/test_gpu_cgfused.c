@@ -202,6 +202,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&A));
     PetscCall(TestCreateLaplacian(3, 10, &A));
     PetscCall(MatSetType(A, MATSEQCMRSCUDA)); /* ours on host vectors: products on the host, PETSc's CG */
+    PetscCall(MatSetVecType(A, VECSTANDARD));  /* host vectors on a GPU machine too (else MatCreateVecs() gives CUDA ones) */
     PetscCall(Compare(A, "3-D 7-point 10^3, cmrscuda, host vectors", PETSC_TRUE, PETSC_FALSE));
     PetscCall(MatDestroy(&A));
     PetscCall(CompareIndefinite(MATSEQAIJ, PETSC_FALSE));
