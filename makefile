@@ -115,7 +115,7 @@ bench-report:
 install: lib
 	install -d $(PREFIX)/lib $(PREFIX)/include/petscgpumat/private $(PREFIX)/lib/pkgconfig
 	install -m 755 $(LIBNAME) $(PREFIX)/lib/
-	install -m 644 include/petscgpumat.h $(PREFIX)/include/
+	install -m 644 include/petscgpumat.h include/petscgpuksp.h $(PREFIX)/include/
 	install -m 644 include/petscgpumat/private/*.h $(PREFIX)/include/petscgpumat/private/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_LIBDIR@|$(PETSC_LIBDIR)|g' config/petscgpumat.pc.in > $(PREFIX)/lib/pkgconfig/petscgpumat.pc
 	@echo "installed in $(PREFIX); use: -dll_append $(PREFIX)/lib/libpetscgpumat.so -mat_type ellrcuda"

@@ -20,8 +20,9 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
                            "  -mean <m>                               mean row length of -problem rows|powerlaw (default 16)\n"
                            "  -dense_rows <d>                         dense rows of -problem denserows (default 8)\n"
                            "  -alpha <a>                              Pareto exponent of -problem powerlaw, 1.1..4 (default 2; smaller: longer rows)\n"
-                           "  -ksp <none|auto|cg|gmres>               also solve A x = b (b = A 1) with each type: CG (auto: symmetric with a\n"
+                           "  -ksp <none|auto|cg|cgfused|gmres>       also solve A x = b (b = A 1) with each type: CG (auto: symmetric with a\n"
                            "                                          positive diagonal) or GMRES(30), Jacobi, -ksp_rtol (1e-8), -ksp_max_it (1000);\n"
+                           "                                          cgfused: petscgpumat's KSPCGFUSED (CG with fused GPU iterations)\n"
                            "                                          CPU types solve only matrices of at most 4 M nonzeros\n";
 
 /*
@@ -36,6 +37,7 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
 #include <petscgpumat.h>
 #include <petscgpumat/private/petsccompat.h> /* PETSc-version differences */
 #include <petscksp.h>
+#include <petscgpuksp.h>
 #include <petscdevice_cuda.h>
 #include <string.h>
 #include "spmv_metrics.h"
@@ -567,15 +569,16 @@ static void CSVSafe(char *s)
 /* CG for a symmetric matrix with a positive diagonal, GMRES otherwise */
 static PetscErrorCode ChooseKSP(Mat A, const char *ksp, const char **type)
 {
-  PetscBool sym = PETSC_FALSE, cg, gmres;
+  PetscBool sym = PETSC_FALSE, cg, gmres, fused;
   Vec       d;
   PetscReal dmin;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(ksp, "cg", &cg));
   PetscCall(PetscStrcmp(ksp, "gmres", &gmres));
-  if (cg || gmres) {
-    *type = cg ? KSPCG : KSPGMRES;
+  PetscCall(PetscStrcmp(ksp, KSPCGFUSED, &fused));
+  if (cg || gmres || fused) {
+    *type = cg ? KSPCG : fused ? KSPCGFUSED : KSPGMRES;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatIsSymmetric(A, 1e-12, &sym));
@@ -643,8 +646,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-ksp_rtol", &rtol, NULL));
   PetscCheck(reps >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-reps %" PetscInt_FMT " must be positive", reps);
   PetscCheck(replicate >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-replicate %" PetscInt_FMT " must be positive", replicate);
-  PetscCall(PetscStrInList(ksp, "none,auto,cg,gmres", ',', &flg));
-  PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -ksp %s: none, auto, cg or gmres", ksp);
+  PetscCall(PetscStrInList(ksp, "none,auto,cg,cgfused,gmres", ',', &flg));
+  PetscCheck(flg, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -ksp %s: none, auto, cg, cgfused or gmres", ksp);
   PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
   for (PetscInt t = 0; t < ntypes; t++)
     if (!IsGPUTypeName(types[t])) anycpu = PETSC_TRUE;

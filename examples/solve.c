@@ -8,7 +8,8 @@ time, the first solve with setup, the MatMult count per solve and time per call 
 stage per type), and the speed-ups relative to the first type (the GPU and its libraries are initialized before\n\
 any type is timed).\n\n\
 Options:\n\
-  -types <t1,t2,...>        matrix types to compare; the first is the baseline\n\
+  -types <t1,t2,...>        matrix types to compare; the first is the baseline; t:k solves with KSP type k\n\
+                            (cmrscuda:cgfused: petscgpumat's fused CG) instead of the options' KSP\n\
                             (default aij,aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda,csrcuda,autocuda). GPU types (names containing\n\
                             cuda, cusparse, hip or kokkos) are skipped when no GPU is usable\n\
   -f <file>                 read the matrix: Matrix Market (plain or gzip; told by its banner) or PETSc binary\n\
@@ -31,7 +32,9 @@ Options:\n\
 #define SOLVE_MAX_TYPES 64
 
 typedef struct {
-  char               type[256]; /* as given in -types */
+  char               type[256];    /* as given in -types */
+  char               mattype[256]; /* its matrix type */
+  char               ksptype[64];  /* its own KSP type (cmrscuda:cgfused), or empty: the options' */
   PetscBool          gpu;       /* a GPU type, by its name */
   PetscBool          ran;       /* false when skipped for lack of a GPU */
   PetscInt           its;
@@ -169,8 +172,9 @@ static PetscErrorCode MatrixStats(Mat A, PetscInt *N, PetscInt64 *nnz, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Defaults of this program (cg, jacobi, rtol 1e-8; 1e-5 in single precision), then the user's options */
-static PetscErrorCode ConfigureKSP(KSP ksp)
+/* Defaults of this program (cg, jacobi, rtol 1e-8; 1e-5 in single precision), then the user's options, then the
+   entry's own KSP type if it names one */
+static PetscErrorCode ConfigureKSP(KSP ksp, const char ksptype[])
 {
   PC pc;
 
@@ -180,6 +184,26 @@ static PetscErrorCode ConfigureKSP(KSP ksp)
   PetscCall(PCSetType(pc, PCJACOBI));
   PetscCall(KSPSetTolerances(ksp, PetscDefined(USE_REAL_SINGLE) ? 1.e-5 : 1.e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
   PetscCall(KSPSetFromOptions(ksp));
+  if (ksptype && ksptype[0]) {
+    PetscCall(KSPSetType(ksp, ksptype));
+    PetscCall(KSPSetFromOptions(ksp)); /* that type's own options */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An entry of -types: a matrix type, and after a colon a KSP type of its own (cmrscuda:cgfused) */
+static PetscErrorCode SplitEntry(TypeResult *res)
+{
+  char *colon;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(res->mattype, res->type, sizeof(res->mattype)));
+  PetscCall(PetscStrchr(res->mattype, ':', &colon));
+  res->ksptype[0] = 0;
+  if (colon) {
+    *colon = 0;
+    PetscCall(PetscStrncpy(res->ksptype, colon + 1, sizeof(res->ksptype)));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -258,14 +282,14 @@ static PetscErrorCode SolveType(Mat A, Vec bh, Vec xexact, PetscInt repeat, Type
   PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscTime(&t0));
-  PetscCall(MatSetType(B, res->type));
+  PetscCall(MatSetType(B, res->mattype));
   PetscCall(MatSetFromOptions(B)); /* the type's own options, e.g. -mat_ellr_threads_per_row */
   PetscCall(MatCreateVecs(B, &x, &b));
   PetscCall(VecCopy(bh, b));
 
   PetscCall(KSPCreate(comm, &ksp));
   PetscCall(KSPSetOperators(ksp, B, B));
-  PetscCall(ConfigureKSP(ksp));
+  PetscCall(ConfigureKSP(ksp, res->ksptype));
   PetscCall(KSPGetTolerances(ksp, &res->rtol, NULL, NULL, NULL));
 
   /* the first solve, timed from the conversion on: builds the device format and the preconditioner, as in a
@@ -574,7 +598,8 @@ int main(int argc, char **argv)
   PetscCall(PetscCalloc1(ntypes, &res));
   for (PetscInt i = 0; i < ntypes; i++) {
     PetscCall(PetscStrncpy(res[i].type, types[i], sizeof(res[i].type)));
-    PetscCall(IsGPUType(res[i].type, &res[i].gpu));
+    PetscCall(SplitEntry(&res[i]));
+    PetscCall(IsGPUType(res[i].mattype, &res[i].gpu));
     anygpu = (PetscBool)(anygpu || res[i].gpu);
   }
   if (anygpu) {
@@ -592,14 +617,14 @@ int main(int argc, char **argv)
       if (nskipped++) PetscCall(PetscStrlcat(gpulist, ", ", sizeof(gpulist)));
       PetscCall(PetscStrlcat(gpulist, res[i].type, sizeof(gpulist)));
     } else {
-      PetscCall(ValidateType(A, res[i].type)); /* an unknown name fails here, before any solve */
+      PetscCall(ValidateType(A, res[i].mattype)); /* an unknown name fails here, before any solve */
       nrun++;
     }
   }
 
   /* the solver the options give, for the header */
   PetscCall(KSPCreate(comm, &ksp));
-  PetscCall(ConfigureKSP(ksp));
+  PetscCall(ConfigureKSP(ksp, NULL));
   PetscCall(KSPGetType(ksp, &ksptype));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCGetType(pc, &pctype));
@@ -612,7 +637,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(comm, "GPU types skipped: %s. The GPU types (%s) need an NVIDIA GPU; ", reason, gpulist));
     PetscCall(PetscPrintf(comm, "%s\n", nrun ? "results below are for the CPU types only." : "no CPU type was requested, so there is nothing to run."));
     for (PetscInt i = 0; i < ntypes; i++)
-      if (res[i].gpu) PetscCall(HostCheckType(A, res[i].type));
+      if (res[i].gpu) PetscCall(HostCheckType(A, res[i].mattype));
   }
 
   if (avail && nrun > 0) {

@@ -4,6 +4,7 @@
   their tables with the base, and the base names no format.
 */
 #include <petscgpumat/private/gpumatimpl.h>
+#include <petscgpuksp.h>
 
 PETSC_INTERN PetscErrorCode MatGPUMatResetFormats_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterELLR_Private(void);
@@ -30,7 +31,7 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
 }
 
 /*@C
-  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`, `MATSEQAUTOCUDA`) with PETSc
+  PetscGPUMatInitializePackage - Registers the petscgpumat matrix types (`MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`, `MATSEQCSRCUDA`, `MATSEQAUTOCUDA`) and `KSPCGFUSED` with PETSc
 
   Not Collective
 
@@ -71,6 +72,9 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatRegister(MATMPICMRSCUDA, MatCreate_MPIAIJCMRSCUDA));
   PetscCall(MatRegister(MATMPICSRCUDA, MatCreate_MPIAIJCSRCUDA));
   PetscCall(MatRegister(MATMPIAUTOCUDA, MatCreate_MPIAIJAutoCUDA));
+  /* the KSP type */
+  PetscCall(KSPInitializePackage());
+  PetscCall(KSPRegister(KSPCGFUSED, KSPCreate_CGFUSED));
   PetscCall(PetscRegisterFinalize(PetscGPUMatFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

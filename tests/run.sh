@@ -92,6 +92,8 @@ prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
 prog cpu-rgcsr-layout "${vg[@]}" "$build/tests/cpu/test_rgcsr_layout"
 prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
 prog cpu-choose-rule "${vg[@]}" "$build/tests/cpu/test_choose_rule" -malloc_dump -checkfunctionlist
+# KSPCGFUSED on host vectors: PETSc's own CG, bit for bit; its wrapper of KSPCG leaves nothing behind
+prog cpu-cgfused-host "${vg[@]}" "$build/tests/gpu/test_gpu_cgfused" -host -malloc_dump -checkfunctionlist
 prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
@@ -144,6 +146,8 @@ elif selected cpu-solve-reads-mtx-by-content; then
 fi
 expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
+# a KSP type per entry: KSPCGFUSED on host vectors is PETSc's CG (the same iteration count)
+expect cpu-solve-ksp-per-type 'aij:cgfused +\| +30 \|' "$build/examples/solve" -types aij,aij:cgfused -n 12 -check
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8
@@ -239,6 +243,8 @@ prog matproduct-same-type "$build/tests/gpu/test_gpu_matproduct" -types ellrcuda
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices "$real_matrices"
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda
+# KSPCGFUSED's fused iterations against KSPCG (iterations, reasons, solutions; the same bits run to run)
+prog gpu-cgfused "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,aijcusparse -malloc_dump -checkfunctionlist
 # compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
 prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
 # the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)

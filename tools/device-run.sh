@@ -2,7 +2,7 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests] [bench] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [script] [demo] [none]
+#   tools/device-run.sh [tests] [bench] [cgfused] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [script] [demo] [none]
 #   (default: tests bench demo; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked;
 #   script: runs the bash script DEVICE_SCRIPT (a one-off diagnosis, carried as an untracked file) in this environment,
 #   with WORK, OUT and the compute-sanitizer path CS exported)
@@ -62,6 +62,21 @@ if has bench; then
       echo
     done
   } 2>&1 | tee "$out/bench.txt"
+fi
+if has cgfused; then
+  # KSPCGFUSED against KSPCG (issue #16): CG + Jacobi on the Laplacians, each KSP type with aijcusparse and ours, one run
+  {
+    for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
+      for k in cg cgfused; do
+        timeout 150 tests/mpienv.sh build/examples/bench_spmv $p -reps 20 -types aijcusparse,cmrscuda,ellrcuda -ksp $k -ksp_max_it 5000 -csv "$work/b.csv"
+        cat "$work/b.csv" >>"$out/cgfused.csv"
+        echo
+      done
+      # the main job's table: whole solves, first solve with setup, each type with PETSc's CG and with cgfused
+      timeout 200 tests/mpienv.sh build/examples/solve $p -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda:cgfused -repeat 3 -check
+      echo
+    done
+  } 2>&1 | tee "$out/cgfused.txt"
 fi
 if has sweep; then
   # ELLR-T: threads per row on matrices of growing mean row length (chooses the automatic default)

@@ -37,15 +37,6 @@ namespace
 constexpr int          kWarp = 32;
 constexpr unsigned int kFull = 0xffffffffu;
 
-/* a product the compiler may not fuse with the addition that follows (no FMA): the host emulation rounds it too */
-__device__ __forceinline__ PetscScalar mul_rn(PetscScalar a, PetscScalar b)
-{
-#if defined(PETSC_USE_REAL_SINGLE)
-  return __fmul_rn(a, b);
-#else
-  return __dmul_rn(a, b);
-#endif
-}
 
 /* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h), read only by the SPLIT kernels */
 struct SplitArgs {
@@ -158,10 +149,10 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
         }
         /* sequential sums of the lane's row pieces: the first (head) and the last (tail) take part in the scan, the
            rows in between begin and end here, so no other lane adds to them in this pass */
-        s = mul_rn(v[u * E], xv[u * E]);
+        s = MatGPUMatMulRN(v[u * E], xv[u * E]);
 #pragma unroll
         for (int j = 1; j < E; j++) {
-          const PetscScalar pj = mul_rn(v[u * E + j], xv[u * E + j]);
+          const PetscScalar pj = MatGPUMatMulRN(v[u * E + j], xv[u * E + j]);
 
           if (q[j] != q[j - 1]) {
             if (multi) acc[q[j - 1]] += s; /* a whole row inside the lane */

@@ -12,6 +12,26 @@ static inline PetscErrorCode MatGPUMatCheckLaunch(cudaStream_t stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A product and a sum the compiler may not fuse into an FMA: where a host emulation, or PETSc's own two-step vector
+   operation, rounds each one */
+__device__ __forceinline__ PetscScalar MatGPUMatMulRN(PetscScalar a, PetscScalar b)
+{
+#if defined(PETSC_USE_REAL_SINGLE)
+  return __fmul_rn(a, b);
+#else
+  return __dmul_rn(a, b);
+#endif
+}
+
+__device__ __forceinline__ PetscScalar MatGPUMatAddRN(PetscScalar a, PetscScalar b)
+{
+#if defined(PETSC_USE_REAL_SINGLE)
+  return __fadd_rn(a, b);
+#else
+  return __dadd_rn(a, b);
+#endif
+}
+
 #include <type_traits>
 
 /*

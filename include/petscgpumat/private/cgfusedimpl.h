@@ -1,0 +1,39 @@
+#pragma once
+
+#include <petscsys.h>
+
+/*
+  The fused CG's kernels (src/ksp/cgfused_kernels.cu). Sums are deterministic: each of at most
+  KSPCGFUSED_MAX_BLOCKS blocks of KSPCGFUSED_THREADS threads adds its strided elements in order and its threads in a
+  fixed tree, then one block adds the blocks' sums in a fixed tree: the same bits run to run.
+*/
+#define KSPCGFUSED_THREADS    256
+#define KSPCGFUSED_MAX_BLOCKS 1024
+
+/* which squared norm the update kernel sums beside z'r */
+typedef enum {
+  KSPCGFUSED_SUM_ZZ,  /* preconditioned norm */
+  KSPCGFUSED_SUM_RR,  /* unpreconditioned norm */
+  KSPCGFUSED_SUM_NONE /* natural norm: z'r is the norm */
+} KSPCGFusedNormSum;
+
+/* Device scratch of one solve: block partial sums (3 x KSPCGFUSED_MAX_BLOCKS), the scalars (dpi, norm sum, z'r), and
+   their pinned host copy */
+typedef struct {
+  PetscScalar *partial;
+  PetscScalar *scalars;
+  PetscScalar *host;
+} KSPCGFusedWork;
+
+PETSC_INTERN PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *);
+PETSC_INTERN PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *);
+/* p <- z + b p (rounded as VecAYPX(): the product, then the sum) */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirection(void *, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
+/* scalars[0] <- p'w */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDot(void *, PetscInt, const PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
+/*
+  With a = beta / scalars[0] (dpi), unless dpi is zero, not finite, or (checksign) of the other sign than dpiold, in which
+  case nothing changes: x <- x + a p, r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array, and scalars[1],
+  scalars[2] <- the squared norm chosen, z'r; then all three scalars are copied to the host (not waited for)
+*/
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, PetscScalar, PetscScalar, PetscBool, KSPCGFusedNormSum, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);

@@ -1,0 +1,366 @@
+/*
+  KSPCGFUSED: PETSc's KSPCG, whose object it is (KSPCreate_CG() makes it; options, view, eigenvalue estimates, trust
+  region and single reduction stay PETSc's), with one solve of its own: when the fast path applies (below), each
+  iteration is the product, p'w, one update kernel (x, r, z and the next sums) and one host synchronisation; else
+  PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
+*/
+#include <petscgpuksp.h>
+#include <petsc/private/kspimpl.h>
+#include <petsc/private/pcimpl.h>
+#include <petscdevice_cuda.h>
+#include <petscgpumat/private/cgfusedimpl.h>
+#include <petscgpumat/private/petsccompat.h>
+
+PETSC_EXTERN PetscErrorCode KSPCreate_CG(KSP); /* exported by libpetsc (itregis.c declares it), not in its headers */
+
+typedef PetscErrorCode (*KSPCGFusedSetReal)(KSP, PetscReal);
+typedef PetscErrorCode (*KSPCGFusedSetBool)(KSP, PetscBool);
+
+/* What the wrapper adds to PETSc's KSP_CG (which it cannot see: cgimpl.h is not installed), composed on the KSP */
+typedef struct {
+  PetscErrorCode (*solve_cg)(KSP);   /* the solve KSPCG installed (KSPSolve_CG or its single-reduction variant) */
+  PetscErrorCode (*destroy_cg)(KSP); /* KSPDestroy_CG */
+  PetscErrorCode (*setfromoptions_cg)(KSP, PetscGPUMatOptionItems);
+  PetscErrorCode (*view_cg)(KSP, PetscViewer);
+  KSPCGFusedSetReal set_radius, set_objective; /* KSPCG's, forwarded to after recording */
+  KSPCGFusedSetBool use_single_reduction;
+  PetscReal         radius, objective; /* as recorded: the fast path has neither trust region nor objective target */
+  PetscBool         single_reduction;
+  PetscBool         fast;      /* -ksp_cgfused_fast */
+  PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
+  PetscBool         last_fast;
+  Vec               dinv; /* PCJacobi's inverse diagonal, kept so that no early return of a solve leaks it */
+  KSPCGFusedWork    work;
+} KSP_CGFused;
+
+static const char KSPCGFusedContext[] = "KSPCGFused_ctx";
+
+static PetscErrorCode KSPCGFusedGetContext(KSP ksp, KSP_CGFused **f)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)ksp, KSPCGFusedContext, (void **)f));
+  PetscCheck(*f, PetscObjectComm((PetscObject)ksp), PETSC_ERR_PLIB, "KSP of type %s has no cgfused context", ((PetscObject)ksp)->type_name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPCGFusedContextDestroy(PetscGPUMatCtxArg arg)
+{
+  KSP_CGFused *f = (KSP_CGFused *)PetscGPUMatCtxOf(arg);
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedWorkDestroy(&f->work));
+  PetscCall(VecDestroy(&f->dinv));
+  PetscCall(PetscFree(f));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the composed setters of KSPCG, recorded then forwarded; the single-reduction one also reinstalls this solve */
+static PetscErrorCode KSPSolve_CGFused(KSP);
+
+static PetscErrorCode KSPCGSetRadius_CGFused(KSP ksp, PetscReal radius)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  f->radius = radius;
+  PetscCall(f->set_radius(ksp, radius));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPCGSetObjectiveTarget_CGFused(KSP ksp, PetscReal obj)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  f->objective = obj;
+  PetscCall(f->set_objective(ksp, obj));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPCGUseSingleReduction_CGFused(KSP ksp, PetscBool flg)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  f->single_reduction = flg;
+  PetscCall(f->use_single_reduction(ksp, flg));
+  f->solve_cg      = ksp->ops->solve; /* KSPCG picked its solve for flg */
+  ksp->ops->solve  = KSPSolve_CGFused;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSetFromOptions_CGFused(KSP ksp, PetscGPUMatOptionItems PetscOptionsObject)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  PetscCall(f->setfromoptions_cg(ksp, PetscOptionsObject));
+  PetscOptionsHeadBegin(PetscOptionsObject, "KSP CG fused options");
+  PetscCall(PetscOptionsBool("-ksp_cgfused_fast", "Fused GPU iterations where they apply (CUDA vectors, PC none or jacobi, no trust region); else PETSc's CG", "KSPCGFUSED", f->fast, &f->fast, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPView_CGFused(KSP ksp, PetscViewer viewer)
+{
+  KSP_CGFused *f;
+  PetscBool    ascii, string;
+  const char  *last;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  if (f->view_cg) PetscCall(f->view_cg(ksp, viewer));
+  last = !f->solves ? "none yet" : f->last_fast ? "fused" : "PETSc's CG";
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
+  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", last));
+  if (string) PetscCall(PetscViewerStringSPrintf(viewer, " last solve: %s", last)); /* KSPView()'s one-line form */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPDestroy_CGFused(KSP ksp)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  PetscCall(f->destroy_cg(ksp)); /* clears KSPCG's composed functions, ours among them */
+  PetscCall(PetscObjectCompose((PetscObject)ksp, KSPCGFusedContext, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether this solve takes the fast path: the conditions under which it is KSPSolve_CG() step for step */
+static PetscErrorCode KSPCGFusedApplies(KSP ksp, KSP_CGFused *f, PetscBool *fast, PetscBool *jacobi)
+{
+  PetscBool cuda = PETSC_TRUE, none = PETSC_FALSE;
+  Vec       v[]  = {ksp->vec_sol, ksp->vec_rhs, ksp->work[0], ksp->work[1], ksp->work[2]};
+
+  PetscFunctionBegin;
+  *fast = *jacobi = PETSC_FALSE;
+  if (PetscDefined(USE_COMPLEX) || !f->fast || f->radius != 0.0 || f->objective < 0.0 || f->single_reduction || ksp->calc_sings) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_UNPRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ksp->chknorm >= 2 || ksp->pc_side != PC_LEFT) PetscFunctionReturn(PETSC_SUCCESS);
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(v); k++) {
+    PetscBool is;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)v[k], VECSEQCUDA, &is));
+    cuda = (PetscBool)(cuda && is);
+  }
+  if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCJACOBI, jacobi));
+  *fast = (PetscBool)(none || *jacobi);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#define KSPCGFusedDot(x, y, a) VecTDot(x, y, a) /* KSPCG's VecXDot for KSP_CG_SYMMETRIC: real scalars only here */
+
+/* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused */
+static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi)
+{
+  PetscInt           i, n;
+  PetscScalar        dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold;
+  PetscReal          dp = 0.0;
+  Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
+  PetscInt           nd = -1;
+  Mat                Amat, Pmat;
+  PetscDeviceContext dctx;
+  void              *handle;
+  void              *stream;
+  KSPCGFusedNormSum  sum = ksp->normtype == KSP_NORM_PRECONDITIONED ? KSPCGFUSED_SUM_ZZ : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? KSPCGFUSED_SUM_RR : KSPCGFUSED_SUM_NONE;
+
+  PetscFunctionBegin;
+  PetscCall(PCGetOperators(ksp->pc, &Amat, &Pmat));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(KSPCGFusedWorkCreate(&f->work));
+  /* the start, with PETSc's calls as KSPSolve_CG() makes them */
+  ksp->its = 0;
+  if (!ksp->guess_zero) {
+    PetscCall(KSP_MatMult(ksp, Amat, X, R));
+    PetscCall(VecAYPX(R, -1.0, B));
+  } else PetscCall(VecCopy(B, R));
+  PetscCall(VecFlag(R, ksp->reason == KSP_DIVERGED_PC_FAILED));
+  switch (ksp->normtype) {
+  case KSP_NORM_PRECONDITIONED:
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(VecNorm(Z, NORM_2, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  case KSP_NORM_UNPRECONDITIONED:
+    PetscCall(VecNorm(R, NORM_2, &dp));
+    KSPCheckNorm(ksp, dp);
+    break;
+  default: /* natural */
+    PetscCall(KSP_PCApply(ksp, R, Z));
+    PetscCall(KSPCGFusedDot(Z, R, &beta));
+    KSPCheckDot(ksp, beta);
+    dp = PetscSqrtReal(PetscAbsScalar(beta));
+  }
+  PetscCall(KSPLogResidualHistory(ksp, dp));
+  PetscCall(KSPMonitor(ksp, ksp->its, dp));
+  ksp->rnorm = dp;
+  PetscCall((*ksp->converged)(ksp, ksp->its, dp, &ksp->reason, ksp->cnvP));
+  if (ksp->reason) PetscFunctionReturn(PETSC_SUCCESS);
+  if (ksp->normtype == KSP_NORM_UNPRECONDITIONED) PetscCall(KSP_PCApply(ksp, R, Z));
+  if (ksp->normtype != KSP_NORM_NATURAL) {
+    PetscCall(KSPCGFusedDot(Z, R, &beta));
+    KSPCheckDot(ksp, beta);
+  }
+  if (jacobi) { /* PCJacobi's own inverse diagonal (made by the PCApply above): z = dinv .* r is its PCApply to the bit */
+    if (f->dinv) PetscCall(VecGetLocalSize(f->dinv, &nd));
+    if (nd != n) {
+      PetscCall(VecDestroy(&f->dinv));
+      PetscCall(VecDuplicate(R, &f->dinv));
+    }
+    PetscCall(PCJacobiGetDiagonal(ksp->pc, f->dinv, NULL));
+    Dinv = f->dinv;
+  }
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  stream = handle ? *(void **)handle : NULL;
+
+  i = 0;
+  do {
+    PetscScalar       *x, *r, *z, *p;
+    const PetscScalar *d = NULL;
+
+    ksp->its = i + 1;
+    if (beta == 0.0) {
+      ksp->reason = KSP_CONVERGED_ATOL;
+      PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
+      break;
+    } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
+      PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
+      ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
+      PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
+      break;
+    }
+    if (!i) PetscCall(VecCopy(Z, P));
+    else {
+      PetscCall(VecCUDAGetArray(P, &p));
+      PetscCall(VecCUDAGetArrayRead(Z, (const PetscScalar **)&z));
+      PetscCall(KSPCGFusedLaunchDirection(stream, n, beta / betaold, z, p)); /* p <- z + b p */
+      PetscCall(VecCUDARestoreArrayRead(Z, (const PetscScalar **)&z));
+      PetscCall(VecCUDARestoreArray(P, &p));
+    }
+    dpiold = dpi;
+    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
+    betaold = beta;
+    PetscCall(VecCUDAGetArray(X, &x));
+    PetscCall(VecCUDAGetArray(R, &r));
+    PetscCall(VecCUDAGetArray(W, &z)); /* w, then z in its place */
+    PetscCall(VecCUDAGetArray(P, &p));
+    if (Dinv) PetscCall(VecCUDAGetArrayRead(Dinv, &d));
+    PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work)); /* dpi <- p'w */
+    PetscCall(KSPCGFusedLaunchUpdate(stream, n, betaold, dpiold, (PetscBool)(i > 0), sum, x, p, r, z, d, &f->work));
+    if (Dinv) PetscCall(VecCUDARestoreArrayRead(Dinv, &d));
+    PetscCall(VecCUDARestoreArray(P, &p));
+    PetscCall(VecCUDARestoreArray(W, &z));
+    PetscCall(VecCUDARestoreArray(R, &r));
+    PetscCall(VecCUDARestoreArray(X, &x));
+    PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait: dpi, the norm and z'r on the host */
+    dpi = f->work.host[0];
+    KSPCheckDot(ksp, dpi); /* the update kernel changed nothing then, as KSPSolve_CG() stops before it */
+    if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+      if (ksp->converged_neg_curve) {
+        PetscCall(PetscInfo(ksp, "converged due to negative curvature: %g\n", (double)PetscRealPart(dpi)));
+        ksp->reason = KSP_CONVERGED_NEG_CURVE;
+      } else {
+        PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite matrix, dpi %g, dpiold %g", (double)PetscRealPart(dpi), (double)PetscRealPart(dpiold));
+        ksp->reason = KSP_DIVERGED_INDEFINITE_MAT;
+        PetscCall(PetscInfo(ksp, "diverging due to indefinite matrix\n"));
+      }
+      break;
+    }
+    if (ksp->normtype == KSP_NORM_NATURAL) {
+      beta = f->work.host[2];
+      KSPCheckDot(ksp, beta);
+      dp = PetscSqrtReal(PetscAbsScalar(beta));
+    } else {
+      dp = PetscSqrtReal(PetscAbsScalar(f->work.host[1]));
+      KSPCheckNorm(ksp, dp);
+    }
+    ksp->rnorm = dp;
+    PetscCall(KSPLogResidualHistory(ksp, dp));
+    PetscCall(KSPMonitor(ksp, i + 1, dp));
+    PetscCall((*ksp->converged)(ksp, i + 1, dp, &ksp->reason, ksp->cnvP));
+    if (ksp->reason) break;
+    if (ksp->normtype != KSP_NORM_NATURAL) {
+      beta = f->work.host[2];
+      KSPCheckDot(ksp, beta);
+    }
+    i++;
+  } while (i < ksp->max_it);
+  if (i >= ksp->max_it) ksp->reason = KSP_DIVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KSPSolve_CGFused(KSP ksp)
+{
+  KSP_CGFused *f;
+  PetscBool    fast, jacobi;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi));
+  f->last_fast = fast;
+  f->solves++;
+  if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi));
+  else PetscCall(f->solve_cg(ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   KSPCGFUSED - "cgfused": PETSc's preconditioned conjugate gradients (`KSPCG`), whose iterations run as a few fused
+   GPU kernels with one host synchronisation each where they can
+
+   Options Database Keys:
++  -ksp_type cgfused - this type (with `-dll_append <prefix>/lib/libpetscgpumat.so` in an unmodified program)
+.  -ksp_cgfused_fast <bool> - the fused iterations where they apply (default true); false: PETSc's CG always
+-  the options of `KSPCG`
+
+   Level: intermediate
+
+   Notes:
+   The object is a `KSPCG`: its options, `KSPView()`, eigenvalue estimates, trust region (`KSPCGSetRadius()`) and
+   single reduction are PETSc's. A solve takes the fused path when the vectors are `VECSEQCUDA`, the preconditioner
+   is `PCNONE` or `PCJACOBI` (applied from its own inverse diagonal), the norm is preconditioned, unpreconditioned or
+   natural, the scalars are real, and no trust region, objective target, single reduction or singular-value estimate
+   is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests, monitors and
+   convergence test one for one, with the product, p'w, one kernel for x, r, z and the next sums, and one wait for
+   the host per iteration; sums are in a fixed order (the same bits run to run), so iteration counts are `KSPCG`'s up
+   to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve took. The fused path
+   does not track `KSPCG`'s objective (`KSPCGGetObjFcn()`), which only trust-region solvers read.
+
+.seealso: [](ch_ksp), `KSPCG`, `KSPCreate()`, `KSPSetType()`, `PCJACOBI`
+M*/
+PetscErrorCode KSPCreate_CGFUSED(KSP ksp)
+{
+  KSP_CGFused *f;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCreate_CG(ksp));
+  PetscCall(PetscNew(&f));
+  f->fast              = PETSC_TRUE;
+  f->solve_cg          = ksp->ops->solve;
+  f->destroy_cg        = ksp->ops->destroy;
+  f->setfromoptions_cg = ksp->ops->setfromoptions;
+  f->view_cg           = ksp->ops->view;
+  PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGSetRadius_C", &f->set_radius));
+  PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGSetObjectiveTarget_C", &f->set_objective));
+  PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGUseSingleReduction_C", &f->use_single_reduction));
+  PetscCheck(f->set_radius && f->set_objective && f->use_single_reduction, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "This PETSc's KSPCG lacks the composed functions KSPCGFUSED wraps");
+  PetscCall(PetscObjectContainerCompose((PetscObject)ksp, KSPCGFusedContext, f, KSPCGFusedContextDestroy));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPCGSetRadius_C", KSPCGSetRadius_CGFused));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPCGSetObjectiveTarget_C", KSPCGSetObjectiveTarget_CGFused));
+  PetscCall(PetscObjectComposeFunction((PetscObject)ksp, "KSPCGUseSingleReduction_C", KSPCGUseSingleReduction_CGFused));
+  ksp->ops->solve          = KSPSolve_CGFused;
+  ksp->ops->destroy        = KSPDestroy_CGFused;
+  ksp->ops->setfromoptions = KSPSetFromOptions_CGFused;
+  ksp->ops->view           = KSPView_CGFused;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

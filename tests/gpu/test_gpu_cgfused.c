@@ -1,0 +1,252 @@
+static const char help[] = "KSPCGFUSED against PETSc's KSPCG: the same iterations, reasons and solutions.\n"
+                           "  -host   host vectors and AIJ (CI: PETSc's own CG must run, bit for bit); else CUDA vectors (the fused path)\n"
+                           "  -types cmrscuda,aijcusparse   matrix types of the GPU comparisons\n";
+
+#include <petscksp.h>
+#include <petscgpumat.h>
+#include <petscgpuksp.h>
+#include "../common/testutil.h"
+
+typedef struct {
+  const char *pc;
+  KSPNormType norm;
+  PetscBool   guess;
+} Config;
+
+/* one solve; returns the solution as a host Vec, the iterations, the reason and whether KSPView says the fused path ran */
+static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, Vec *xhost, PetscInt *its, KSPConvergedReason *reason, PetscBool *fused)
+{
+  KSP         ksp;
+  PC          pc;
+  Vec         b, x;
+  PetscViewer viewer;
+  char        text[4096] = "";
+  char       *found;
+  PetscBool   isfused;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecCopy(bhost, b));
+  if (c->guess) PetscCall(VecSet(x, 0.25));
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, ksptype));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, c->pc));
+  PetscCall(KSPSetNormType(ksp, c->norm));
+  PetscCall(KSPSetInitialGuessNonzero(ksp, c->guess));
+  PetscCall(KSPSetTolerances(ksp, 1e-9, PETSC_CURRENT, PETSC_CURRENT, 3000));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetIterationNumber(ksp, its));
+  PetscCall(KSPGetConvergedReason(ksp, reason));
+  PetscCall(PetscViewerStringOpen(PETSC_COMM_SELF, text, sizeof(text), &viewer));
+  PetscCall(KSPView(ksp, viewer));
+  PetscCall(PetscViewerDestroy(&viewer));
+  PetscCall(PetscStrstr(text, "last solve: fused", &found));
+  *fused = (PetscBool)(found != NULL);
+  PetscCall(PetscStrcmp(ksptype, KSPCGFUSED, &isfused));
+  if (isfused) { /* the view must say which path ran, else `fused` could never be true */
+    PetscCall(PetscStrstr(text, *fused ? "last solve: fused" : "last solve: PETSc's CG", &found));
+    TEST_CHECK(found != NULL, "KSPView() of KSPCGFUSED names the path of the last solve (\"%s\")", text);
+  }
+  PetscCall(VecDuplicate(bhost, xhost));
+  PetscCall(VecCopy(x, *xhost));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPCG and KSPCGFUSED on A for every configuration: `exact` asks for the same bits (PETSc's CG on both sides) */
+static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBool expect_fused)
+{
+  const char *pcs[]   = {PCNONE, PCJACOBI, PCSOR};
+  KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
+  Vec         bhost;
+  PetscInt    m;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetSize(A, &m, NULL));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &bhost));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(bhost));
+  PetscCall(VecAssemblyEnd(bhost));
+  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(pcs); p++)
+    for (size_t nt = 0; nt < PETSC_STATIC_ARRAY_LENGTH(norms); nt++)
+      for (PetscInt g = 0; g < 2; g++) {
+        const Config       c = {pcs[p], norms[nt], (PetscBool)g};
+        const PetscBool    fast = (PetscBool)(expect_fused && p < 2);
+        Vec                x0, x1, x2;
+        PetscInt           it0, it1, it2;
+        KSPConvergedReason r0, r1, r2;
+        PetscBool          f0, f1, f2, same, again;
+        PetscReal          diff, nrm;
+
+        PetscCall(Solve(A, KSPCG, &c, bhost, &x0, &it0, &r0, &f0));
+        PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x1, &it1, &r1, &f1));
+        PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x2, &it2, &r2, &f2));
+        PetscCall(VecEqual(x1, x2, &again));
+        if (exact) PetscCall(VecEqual(x0, x1, &same));
+        PetscCall(VecAXPY(x1, -1.0, x0));
+        PetscCall(VecNorm(x1, NORM_2, &diff));
+        PetscCall(VecNorm(x0, NORM_2, &nrm));
+        if (exact) TEST_CHECK(same && it0 == it1 && r0 == r1 && !f1, "%s, PC %s, norm %s, %s guess: KSPCGFUSED is PETSc's CG here (%" PetscInt_FMT " and %" PetscInt_FMT " iterations, reasons %s and %s, same bits: %s)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", it0, it1, KSPConvergedReasons[r0], KSPConvergedReasons[r1], same ? "yes" : "no");
+        else
+          TEST_CHECK(f1 == fast && PetscAbsInt(it0 - it1) <= 1 && r0 == r1 && diff <= 1e-7 * nrm, "%s, PC %s, norm %s, %s guess: KSPCGFUSED (%s) %" PetscInt_FMT " iterations (%s) against KSPCG's %" PetscInt_FMT " (%s); solutions differ by %.2e of their norm", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", f1 ? "fused" : "PETSc's CG", it1, KSPConvergedReasons[r1], it0, KSPConvergedReasons[r0], (double)(nrm > 0 ? diff / nrm : diff));
+        TEST_CHECK(again && it1 == it2, "%s, PC %s, norm %s, %s guess: two KSPCGFUSED solves give the same bits and iterations", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero");
+        if (!exact) { /* -ksp_cgfused_fast 0: PETSc's CG itself, on the same CUDA vectors */
+          Vec                x3;
+          PetscInt           it3;
+          KSPConvergedReason r3;
+          PetscBool          f3, same3;
+
+          PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_fast", "0"));
+          PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x3, &it3, &r3, &f3));
+          PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_fast"));
+          PetscCall(VecEqual(x0, x3, &same3));
+          TEST_CHECK(!f3 && same3 && it3 == it0 && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG to the bit (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", it0, it3);
+          PetscCall(VecDestroy(&x3));
+        }
+        PetscCall(VecDestroy(&x0));
+        PetscCall(VecDestroy(&x1));
+        PetscCall(VecDestroy(&x2));
+      }
+  PetscCall(VecDestroy(&bhost));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* An indefinite diagonal: both stop with the same reason at the same iteration */
+static PetscErrorCode CompareIndefinite(MatType type, PetscBool expect_fused)
+{
+  Mat                A;
+  Vec                bhost, x0, x1;
+  PetscInt           it0, it1;
+  KSPConvergedReason r0, r1;
+  PetscBool          f0, f1;
+  const Config       c = {PCNONE, KSP_NORM_PRECONDITIONED, PETSC_FALSE};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 50, 50, 1, NULL, &A));
+  for (PetscInt i = 0; i < 50; i++) PetscCall(MatSetValue(A, i, i, i % 2 ? -1.0 - i : 1.0 + i, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatSetType(A, type));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, 50, &bhost));
+  PetscCall(VecSet(bhost, 1.0));
+  PetscCall(Solve(A, KSPCG, &c, bhost, &x0, &it0, &r0, &f0));
+  PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x1, &it1, &r1, &f1));
+  TEST_CHECK(r0 == r1 && it0 == it1 && f1 == expect_fused, "indefinite diagonal (%s): KSPCG %s at %" PetscInt_FMT ", KSPCGFUSED (%s) %s at %" PetscInt_FMT, type, KSPConvergedReasons[r0], it0, f1 ? "fused" : "PETSc's CG", KSPConvergedReasons[r1], it1);
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x1));
+  PetscCall(VecDestroy(&bhost));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The type changes away and back; the trust region (recorded, forwarded) is KSPCG's */
+static PetscErrorCode CheckWrapper(void)
+{
+  KSP       ksp;
+  Mat       A;
+  Vec       b, x0, x1;
+  PetscInt  it0, it1;
+  PetscBool same;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateLaplacian(2, 20, &A));
+  PetscCall(MatCreateVecs(A, &x0, &b));
+  PetscCall(VecDuplicate(x0, &x1));
+  PetscCall(VecSet(b, 1.0));
+  for (PetscInt k = 0; k < 2; k++) {
+    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, k ? KSPCGFUSED : KSPCG));
+    PetscCall(KSPCGSetRadius(ksp, 0.5));
+    PetscCall(KSPSolve(ksp, b, k ? x1 : x0));
+    PetscCall(KSPGetIterationNumber(ksp, k ? &it1 : &it0));
+    PetscCall(KSPDestroy(&ksp));
+  }
+  PetscCall(VecEqual(x0, x1, &same));
+  TEST_CHECK(same && it0 == it1, "KSPCGSetRadius() on KSPCGFUSED: PETSc's trust-region CG, the same bits (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", it0, it1);
+  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPSetType(ksp, KSPCGFUSED));
+  PetscCall(KSPSetType(ksp, KSPGMRES));
+  PetscCall(KSPSetType(ksp, KSPCGFUSED));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSolve(ksp, b, x1));
+  PetscCall(KSPDestroy(&ksp));
+  TEST_CHECK(PETSC_TRUE, "KSPCGFUSED -> KSPGMRES -> KSPCGFUSED: solves (with -checkfunctionlist: nothing left behind)");
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x1));
+  PetscCall(VecDestroy(&b));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscBool host = PETSC_FALSE, gpu, flg;
+  char      reason[256], *types[8];
+  PetscInt  ntypes = 8;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscGPUMatInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-host", &host, NULL));
+  if (host) {
+    Mat A;
+
+    PetscCall(TestCreateLaplacian(2, 30, &A));
+    PetscCall(Compare(A, "2-D 5-point 30x30, AIJ, host vectors", PETSC_TRUE, PETSC_FALSE));
+    PetscCall(MatDestroy(&A));
+    PetscCall(TestCreateLaplacian(3, 10, &A));
+    PetscCall(MatSetType(A, MATSEQCMRSCUDA)); /* ours on host vectors: products on the host, PETSc's CG */
+    PetscCall(MatSetVecType(A, VECSTANDARD));  /* host vectors on a GPU machine too (else MatCreateVecs() gives CUDA ones) */
+    PetscCall(Compare(A, "3-D 7-point 10^3, cmrscuda, host vectors", PETSC_TRUE, PETSC_FALSE));
+    PetscCall(MatDestroy(&A));
+    PetscCall(CompareIndefinite(MATSEQAIJ, PETSC_FALSE));
+    PetscCall(CheckWrapper());
+  } else {
+    PetscCall(PetscGPUMatDeviceAvailable(&gpu, reason, sizeof(reason)));
+    if (!gpu) {
+      PetscCall(TestSkip("KSPCGFUSED on the GPU (test_gpu_cgfused)", reason));
+      PetscCall(PetscFinalize());
+      return 0;
+    }
+    PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-types", types, &ntypes, &flg));
+    if (!flg) {
+      PetscCall(PetscStrallocpy(MATSEQCMRSCUDA, &types[0]));
+      ntypes = 1;
+    }
+    for (PetscInt t = 0; t < ntypes; t++) {
+      const char *problems[] = {"2-D 5-point 60x60", "3-D 7-point 16^3", "random SPD 3000 (diagonally dominant)"};
+
+      for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
+        Mat  A;
+        char what[256];
+
+        if (q == 0) PetscCall(TestCreateLaplacian(2, 60, &A));
+        else if (q == 1) PetscCall(TestCreateLaplacian(3, 16, &A));
+        else {
+          Mat At;
+
+          PetscCall(TestCreateRandom(3000, 3000, 6, "uniform", 7, &At));
+          PetscCall(MatTranspose(At, MAT_INITIAL_MATRIX, &A));
+          PetscCall(MatAXPY(A, 1.0, At, DIFFERENT_NONZERO_PATTERN)); /* symmetric */
+          PetscCall(MatShift(A, 40.0));                              /* diagonally dominant: SPD */
+          PetscCall(MatDestroy(&At));
+        }
+        PetscCall(MatSetType(A, types[t]));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s, CUDA vectors", problems[q], types[t]));
+        PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE));
+        PetscCall(MatDestroy(&A));
+      }
+      PetscCall(CompareIndefinite(types[t], PETSC_TRUE));
+      PetscCall(PetscFree(types[t]));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_cgfused: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+  PetscCall(PetscFinalize());
+  return TestExitCode();
+}
