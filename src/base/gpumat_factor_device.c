@@ -122,13 +122,8 @@ static PetscErrorCode MatGPUMatDeviceFactorGet_Private(Mat F, PetscBool create, 
 /* The cuSPARSE handle on the stream of PETSc's current device context, which the factor's work runs on */
 static PetscErrorCode MatGPUMatDeviceFactorHandle_Private(void **stream, cusparseHandle_t *handle)
 {
-  PetscDeviceContext dctx;
-  void              *h = NULL;
-
   PetscFunctionBegin;
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &h));
-  *stream = h ? (void *)*(cudaStream_t *)h : NULL;
+  PetscCall(MatGPUMatGetStream(stream));
   PetscCall(MatGPUMatGetCUSPARSEHandle(*stream, handle));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

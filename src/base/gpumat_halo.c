@@ -182,7 +182,7 @@ static PetscErrorCode MatGPUMatHaloNeighboursOnNode(MatGPUMatHalo *h, PetscBool 
   Collective: export a receive buffer, tell each sender where its values go, open the receivers' buffers. Any
   failure on any rank (a neighbour on another node, no IPC between the devices) leaves every rank on the staged path.
 */
-static PetscErrorCode MatGPUMatHaloSetUpIPC(MatGPUMatHalo *h)
+static PetscErrorCode MatGPUMatHaloSetUpIPC(MatGPUMatHalo *h, void *stream)
 {
   const PetscInt        nr = h->recvoff[h->nrecv];
   PetscBool             ok = h->allow_ipc;
@@ -198,8 +198,8 @@ static PetscErrorCode MatGPUMatHaloSetUpIPC(MatGPUMatHalo *h)
        initcheck, which cannot see another process's writes, has nothing to report). The memset must be done
        before the handle goes out: queued behind this rank's pending work, it once ran after a sender's first
        values had arrived and wiped them (the intermittent NaN of GAMG on 2 ranks, issue #13) */
-    if (err == cudaSuccess) err = cudaMemset(h->d_ipcrecv, 0xff, 2 * nr * sizeof(PetscScalar));
-    if (err == cudaSuccess) err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) err = cudaMemsetAsync(h->d_ipcrecv, 0xff, 2 * nr * sizeof(PetscScalar), (cudaStream_t)stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize((cudaStream_t)stream); /* the memset done, behind what was queued */
     if (err == cudaSuccess) err = cudaIpcGetMemHandle(&mine.handle, h->d_ipcrecv);
     if (err != cudaSuccess) (void)cudaGetLastError();
     ok = (PetscBool)(err == cudaSuccess);
@@ -251,9 +251,11 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
 {
   const PetscInt ns = h->sendoff[h->nsend], nr = h->recvoff[h->nrecv];
   int            least, greatest;
+  void          *stream;
 
   PetscFunctionBegin;
   if (h->device_ready) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatGetStream(&stream));
   PetscCall(PetscLogEventBegin(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
   PetscCall(MatGPUMatHaloFreeHostBuffers(h));
   PetscCallCUDA(cudaMallocHost((void **)&h->hsend, PetscMax(ns, 1) * sizeof(PetscScalar)));
@@ -261,20 +263,20 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   h->pinned = PETSC_TRUE;
   PetscCall(MatGPUMatDeviceMalloc(A, ns * sizeof(PetscInt), (void **)&h->d_sendidx));
   PetscCall(MatGPUMatDeviceMalloc(A, ns * sizeof(PetscScalar), (void **)&h->d_sendbuf));
-  PetscCall(MatGPUMatCopyToDevice(h->d_sendidx, h->sendidx, ns * sizeof(PetscInt)));
+  PetscCall(MatGPUMatCopyToDevice(h->d_sendidx, h->sendidx, ns * sizeof(PetscInt), stream));
   if (!h->recv_identity) {
     PetscCall(MatGPUMatDeviceMalloc(A, nr * sizeof(PetscInt), (void **)&h->d_recvidx));
     PetscCall(MatGPUMatDeviceMalloc(A, nr * sizeof(PetscScalar), (void **)&h->d_recvbuf));
-    PetscCall(MatGPUMatCopyToDevice(h->d_recvidx, h->recvidx, nr * sizeof(PetscInt)));
+    PetscCall(MatGPUMatCopyToDevice(h->d_recvidx, h->recvidx, nr * sizeof(PetscInt), stream));
   }
   PetscCallCUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   PetscCallCUDA(cudaStreamCreateWithPriority(&h->stream, cudaStreamNonBlocking, greatest));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->xready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->arrived, cudaEventDisableTiming));
-  /* the index copies ran on the legacy stream, which the halo's non-blocking stream does not wait for */
-  PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
+  /* the halo's own non-blocking stream does not wait for the index copies: once, at the set-up */
+  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
   h->device_ready = PETSC_TRUE;
-  PetscCall(MatGPUMatHaloSetUpIPC(h));
+  PetscCall(MatGPUMatHaloSetUpIPC(h, stream));
   PetscCall(PetscLogEventEnd(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

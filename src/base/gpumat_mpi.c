@@ -260,15 +260,9 @@ static PetscErrorCode MatMPIGPUMatPrepare(Mat A, Vec x, Mat *Ad, Mat *Ao, Vec *g
 /* The stream of PETSc's current device context, on which our products run */
 static PetscErrorCode MatMPIGPUMatStream(PetscBool device, void **stream)
 {
-  PetscDeviceContext dctx;
-  void              *handle = NULL;
-
   PetscFunctionBegin;
   *stream = NULL;
-  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-  if (handle) *stream = *(void **)handle;
+  if (device) PetscCall(MatGPUMatGetStream(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

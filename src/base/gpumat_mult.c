@@ -36,20 +36,40 @@ PetscErrorCode MatGPUMatDeviceFree(void **ptr)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes)
+/* The cudaStream_t of the current PetscDeviceContext: the library's launches and copies, builds and products, go on it */
+PetscErrorCode MatGPUMatGetStream(void **stream)
+{
+  PetscDeviceContext dctx;
+  void              *handle;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  *stream = handle ? (void *)*(cudaStream_t *)handle : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Host to device on `stream`. The host may free or change src on return: from pageable memory CUDA returns once src
+  is staged; the callers' sources are pageable (PETSc's arrays, host layouts)
+*/
+PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;
   if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Device to device on the build's stream (the legacy one, which MatGPUMatSyncDevice() synchronizes) */
-PetscErrorCode MatGPUMatCopyOnDevice(void *dst, const void *src, size_t bytes)
+/* Device to host on `stream`, which the host then waits for (it reads dst): that stream only, not the device */
+PetscErrorCode MatGPUMatCopyToHost(void *dst, const void *src, size_t bytes, void *stream)
 {
   PetscFunctionBegin;
-  if (bytes) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStreamLegacy));
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  PetscCall(PetscLogGpuToCpu((PetscLogDouble)bytes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -92,7 +112,7 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
   Compressed rows: row pointers of the nonempty rows, on the host and the device (a CSR of their own: the empty rows
   hold no entries, so the column and value arrays are shared), and on the device their row numbers and a work vector.
 */
-static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, PetscInt nzrows)
+static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, PetscInt nzrows, void *stream)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
   PetscInt   *rows, k = 0;
@@ -110,22 +130,22 @@ static PetscErrorCode MatGPUMatCompressRows_Private(Mat A, const PetscInt *ai, P
   ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscInt), (void **)&g->d_rows);
   if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)nzrows * sizeof(PetscScalar), (void **)&g->d_work);
   if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)(nzrows + 1) * sizeof(PetscInt), (void **)&g->d_cai);
-  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_rows, rows, (size_t)nzrows * sizeof(PetscInt));
-  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_cai, g->cai, (size_t)(nzrows + 1) * sizeof(PetscInt));
+  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_rows, rows, (size_t)nzrows * sizeof(PetscInt), stream);
+  if (!ierr) ierr = MatGPUMatCopyToDevice(g->d_cai, g->cai, (size_t)(nzrows + 1) * sizeof(PetscInt), stream);
   PetscCall(PetscFree(rows));
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A's host row offsets (all m + 1 of them) to the device, kept in g->d_ai, unless they are there already */
-PetscErrorCode MatGPUMatUploadRowOffsets(Mat A, const PetscInt *ai)
+/* A's host row offsets (all m + 1 of them) to the device on `stream`, kept in g->d_ai, unless they are there already */
+PetscErrorCode MatGPUMatUploadRowOffsets(Mat A, const PetscInt *ai, void *stream)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
   if (!g->d_ai) {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(A->rmap->n + 1) * sizeof(PetscInt), (void **)&g->d_ai));
-    PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(A->rmap->n + 1) * sizeof(PetscInt)));
+    PetscCall(MatGPUMatCopyToDevice(g->d_ai, ai, (size_t)(A->rmap->n + 1) * sizeof(PetscInt), stream));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -144,13 +164,14 @@ typedef struct {
   (A shadow is not made for the format alone: its host-side setup made the build 1.2-1.9x slower, a cost a matrix
   that is only multiplied need not pay.) Release it with MatGPUMatRestoreCSR_Private(), also after an error.
 */
-static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, MatGPUMatCSRHold *h)
+static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, void *stream, MatGPUMatCSRHold *h)
 {
   Mat_GPUMat   *g   = (Mat_GPUMat *)A->spptr;
   MatGPUMatCSR *csr = &h->csr;
 
   PetscFunctionBegin;
-  csr->m   = g->mdev;
+  csr->stream = stream;
+  csr->m      = g->mdev;
   csr->ai  = g->cai ? g->cai : ai;
   csr->aj  = aj;
   csr->aa  = aa;
@@ -167,12 +188,12 @@ static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const 
     csr->d_aj = d_aj;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (!g->cai) PetscCall(MatGPUMatUploadRowOffsets(A, ai));
+  if (!g->cai) PetscCall(MatGPUMatUploadRowOffsets(A, ai, stream));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&csr->own_aa));
-  PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar)));
+  PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar), stream));
   if (structure) {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&csr->own_aj));
-    PetscCall(MatGPUMatCopyToDevice(csr->own_aj, aj, (size_t)csr->nnz * sizeof(PetscInt)));
+    PetscCall(MatGPUMatCopyToDevice(csr->own_aj, aj, (size_t)csr->nnz * sizeof(PetscInt), stream));
   }
   csr->d_ai = g->cai ? g->d_cai : g->d_ai;
   csr->d_aj = csr->own_aj;
@@ -206,22 +227,34 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscInt         m = A->rmap->n;
   PetscBool        same_structure, host_changed;
   MatGPUMatCSRHold csr;
+  void            *stream;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&csr, sizeof(csr)));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   same_structure = (PetscBool)(g->built && !g->rebuild && g->nonzerostate == A->nonzerostate);
   host_changed   = (PetscBool)(state != g->state || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED);
+  if (g->built) {
+    /* the device copy was written on g->stream: work on another stream (another PetscDeviceContext made current)
+       waits for it once, after which that stream's order keeps them apart */
+    PetscCall(MatGPUMatGetStream(&stream));
+    if (stream != g->stream) {
+      PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)g->stream));
+      g->stream = stream;
+    }
+  }
   if (same_structure && !host_changed) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCall(MatGPUMatGetStream(&stream));
+  g->stream = stream; /* the build or refresh goes on the current device context's stream, as the products do */
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
   PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
   if (same_structure) {
     PetscErrorCode ierr;
 
     PetscCall(PetscLogEventBegin(MAT_GPUMatCopyValues, A, 0, 0, 0));
-    ierr = MatGPUMatGetCSR_Private(A, PETSC_FALSE, ai, aj, aa, &csr);
+    ierr = MatGPUMatGetCSR_Private(A, PETSC_FALSE, ai, aj, aa, stream, &csr);
     if (!ierr) ierr = g->format->copyvalues(A, &csr.csr);
     PetscCall(MatGPUMatRestoreCSR_Private(&csr));
     PetscCall(PetscLogEventEnd(MAT_GPUMatCopyValues, A, 0, 0, 0)); /* also on an error: a caller may catch it, and -log_view stays balanced */
@@ -235,9 +268,9 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     PetscCall(MatGPUMatGetRowStatsForBuild(A, &stats));
     nzrows = stats->nzrows;
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
-    if (stats->compressed) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows);
+    if (stats->compressed) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows, stream);
     g->mdev = g->cai ? nzrows : m;
-    if (!ierr) ierr = MatGPUMatGetCSR_Private(A, PETSC_TRUE, ai, aj, aa, &csr);
+    if (!ierr) ierr = MatGPUMatGetCSR_Private(A, PETSC_TRUE, ai, aj, aa, stream, &csr);
     if (!ierr) ierr = g->format->build(A, &csr.csr);
     PetscCall(MatGPUMatRestoreCSR_Private(&csr));
     if (ierr) PetscCall(MatGPUMatFreeDevice_Private(A)); /* nothing half-built stays on the device */
@@ -249,9 +282,6 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     g->rebuild      = PETSC_FALSE;
     g->nonzerostate = A->nonzerostate;
   }
-  /* the format's kernels and copies ran on the legacy stream: products on a non-blocking stream of PETSc's device
-     context would not wait for them */
-  PetscCallCUDA(cudaStreamSynchronize(cudaStreamLegacy));
   g->state       = state;
   A->offloadmask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -397,9 +427,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
   PetscBool          xdev, ydev = PETSC_TRUE, zdev;
   MatGPUMultArgs     args;
-  PetscDeviceContext dctx;
   PetscMemType       mt;
-  void              *handle;
   PetscInt           nout = trans ? A->cmap->n : A->rmap->n;
   Vec                ysave;
 
@@ -423,9 +451,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   }
   PetscCall(MatGPUMatSyncDevice(A));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-  args.stream = handle ? *(cudaStream_t *)handle : NULL;
+  PetscCall(MatGPUMatGetStream(&args.stream));
   PetscCall(VecGetArrayReadAndMemType(xx, &args.x, &mt));
   if (yy == zz) {
     PetscCall(VecGetArrayAndMemType(zz, &args.z, &mt));

@@ -171,8 +171,6 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
   Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
   PetscInt           nv = B->cmap->n;
   MatGPUMultArgs     args;
-  PetscDeviceContext dctx;
-  void              *handle;
   const PetscScalar *x;
   PetscScalar       *z;
   PetscBool          can;
@@ -180,9 +178,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&args, sizeof(args)));
   PetscCall(MatGPUMatSyncDevice(A));
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-  args.stream = handle ? *(cudaStream_t *)handle : NULL;
+  PetscCall(MatGPUMatGetStream(&args.stream));
   PetscCall(MatDenseGetLDA(B, &args.ldx));
   PetscCall(MatDenseGetLDA(C, &args.ldz));
   PetscCall(MatDenseCUDAGetArrayRead(B, &x));

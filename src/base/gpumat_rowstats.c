@@ -79,21 +79,23 @@ PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat A, const MatGPUMatRowStats **sta
   const PetscInt  m = A->rmap->n;
   PetscInt        nzrows, maxlen;
   PetscReal       sumsq;
+  void           *stream;
 
   PetscFunctionBegin;
   if (MatGPUMatRowStatsCurrent(A) || g->compress_rows || !A->preallocated || m < GPUMAT_ROWSTATS_DEVICE_ROWS) {
     PetscCall(MatGPUMatGetRowStats(A, stats));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(MatGPUMatGetStream(&stream));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
   if (g->csr.mat && PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT) {
     PetscCall(MatGPUMatShadowSync(A, &g->csr));
     PetscCall(PetscGPUMatSeqAIJCUSPARSEGetIJ(g->csr.mat, PETSC_FALSE, &d_ai, &d_aj));
   } else {
-    PetscCall(MatGPUMatUploadRowOffsets(A, ai));
+    PetscCall(MatGPUMatUploadRowOffsets(A, ai, stream));
     d_ai = g->d_ai;
   }
-  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, &nzrows, &maxlen, &sumsq));
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, stream, &nzrows, &maxlen, &sumsq));
   MatGPUMatRowStatsSet(A, PETSC_TRUE, nzrows, maxlen, sumsq, ai[m]);
   *stats = &g->rowstats;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -36,11 +36,12 @@ struct AddRows {
   MatGPUMatRowStatsOnDevice - the nonempty rows, the longest row and the sum of the squared row lengths of a CSR
   whose m + 1 row offsets are in device memory
 
-  Not Collective; synchronizes with the legacy stream
+  Not Collective; the host waits for `stream` (it reads the sums)
 
   Input Parameters:
-+ m    - rows
-- d_ai - the row offsets, on the device
++ m      - rows
+. d_ai   - the row offsets, on the device
+- stream - the cudaStream_t to reduce on (that of the current `PetscDeviceContext`: `MatGPUMatGetStream()`)
 
   Output Parameters:
 + nzrows - rows with at least one entry
@@ -51,7 +52,7 @@ struct AddRows {
 
 .seealso: `MatGPUMatGetRowStats()`
 @*/
-PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, PetscInt *nzrows, PetscInt *maxlen, PetscReal *sumsq)
+PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, void *stream, PetscInt *nzrows, PetscInt *maxlen, PetscReal *sumsq)
 {
   auto    rows  = thrust::make_transform_iterator(thrust::counting_iterator<PetscInt>(0), RowOf{d_ai});
   RowSums zero  = {0, 0, 0.0}, sums = zero;
@@ -63,7 +64,7 @@ PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, Petsc
     size_t      at;
     cudaError_t err;
 
-    PetscCallCUDA(cub::DeviceReduce::Reduce(nullptr, bytes, rows, (RowSums *)nullptr, m, AddRows{}, zero, cudaStreamLegacy));
+    PetscCallCUDA(cub::DeviceReduce::Reduce(nullptr, bytes, rows, (RowSums *)nullptr, m, AddRows{}, zero, (cudaStream_t)stream));
     at  = (bytes + 255) / 256 * 256; /* CUB's temporaries, then the sums */
     err = cudaMalloc((void **)&work, at + sizeof(RowSums));
     if (err == cudaErrorMemoryAllocation) {
@@ -71,8 +72,9 @@ PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, Petsc
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "Cannot allocate %zu bytes of device memory for the row statistics", at + sizeof(RowSums));
     }
     PetscCallCUDA(err);
-    err = cub::DeviceReduce::Reduce(work, bytes, rows, (RowSums *)(work + at), m, AddRows{}, zero, cudaStreamLegacy);
-    if (err == cudaSuccess) err = cudaMemcpy(&sums, work + at, sizeof(RowSums), cudaMemcpyDeviceToHost);
+    err = cub::DeviceReduce::Reduce(work, bytes, rows, (RowSums *)(work + at), m, AddRows{}, zero, (cudaStream_t)stream);
+    if (err == cudaSuccess) err = cudaMemcpyAsync(&sums, work + at, sizeof(RowSums), cudaMemcpyDeviceToHost, (cudaStream_t)stream);
+    if (err == cudaSuccess) err = cudaStreamSynchronize((cudaStream_t)stream);
     PetscCallCUDA(cudaFree(work)); /* also after an error */
     PetscCallCUDA(err);
   }

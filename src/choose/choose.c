@@ -219,7 +219,7 @@ static int MatAutoCompareFloat_Private(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-/* Candidate k (built) multiplies args' vector 2 + 9 times on the legacy stream: the median time of one product */
+/* Candidate k (built) multiplies args' vector 2 + 9 times on the build's stream: the median time of one product */
 static PetscErrorCode MatAutoTimeOne_Private(Mat A, Mat_SeqAutoCUDA *a, PetscInt k, const MatGPUMultArgs *args, cudaEvent_t ev[], PetscReal *median)
 {
   const int warm = 2, reps = 9;
@@ -227,10 +227,10 @@ static PetscErrorCode MatAutoTimeOne_Private(Mat A, Mat_SeqAutoCUDA *a, PetscInt
 
   PetscFunctionBegin;
   for (int r = 0; r < warm; r++) PetscCall(a->cand[k]->mult(A, args));
-  PetscCallCUDA(cudaEventRecord(ev[0], cudaStreamLegacy));
+  PetscCallCUDA(cudaEventRecord(ev[0], (cudaStream_t)args->stream));
   for (int r = 0; r < reps; r++) {
     PetscCall(a->cand[k]->mult(A, args));
-    PetscCallCUDA(cudaEventRecord(ev[r + 1], cudaStreamLegacy));
+    PetscCallCUDA(cudaEventRecord(ev[r + 1], (cudaStream_t)args->stream));
   }
   PetscCallCUDA(cudaEventSynchronize(ev[reps]));
   for (int r = 0; r < reps; r++) PetscCallCUDA(cudaEventElapsedTime(&ms[r], ev[r], ev[r + 1]));
@@ -259,14 +259,14 @@ static PetscErrorCode MatAutoTime_Private(Mat A, Mat_SeqAutoCUDA *a, MatGPUMatCS
   *best = MATAUTO_CMRS;
   ierr  = MatGPUMatDeviceMalloc(A, nx * sizeof(PetscScalar), (void **)&x);
   if (!ierr) ierr = MatGPUMatDeviceMalloc(A, nz * sizeof(PetscScalar), (void **)&z);
-  if (!ierr) cerr = cudaMemsetAsync(x, 0, nx * sizeof(PetscScalar), cudaStreamLegacy);
+  if (!ierr) cerr = cudaMemsetAsync(x, 0, nx * sizeof(PetscScalar), (cudaStream_t)csr->stream);
   while (!ierr && cerr == cudaSuccess && nev < 10) {
     cerr = cudaEventCreate(&ev[nev]);
     if (cerr == cudaSuccess) nev++;
   }
   for (PetscInt k = 0; !ierr && cerr == cudaSuccess && k < MATAUTO_NCANDIDATES; k++) {
     MatGPUMatCSR   copy = *csr;
-    MatGPUMultArgs args = {(void *)cudaStreamLegacy, x, NULL, z, 0, 0};
+    MatGPUMultArgs args = {csr->stream, x, NULL, z, 0, 0};
     PetscErrorCode refused;
 
     copy.own_aj = NULL;

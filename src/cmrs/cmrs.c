@@ -333,26 +333,40 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
 static PetscErrorCode MatCMRSSplitFree_Private(Mat_SeqCMRSCUDA *c)
 {
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.islong));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.longgroup));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.lc));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cgroup));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cqa));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cnq));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cstart));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.cend));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.coff));
-  PetscCall(MatGPUMatDeviceFree((void **)&c->d_split.part));
+  PetscCall(MatGPUMatDeviceFree(&c->d_split.buffer));
+  PetscCall(PetscMemzero(&c->d_split, sizeof(c->d_split)));
   PetscCall(MatCMRSSplitDestroy(&c->split));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* an array of the plan to the device */
-static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, const void *host, size_t bytes, void **dev)
+/*
+  The split plan to the device in one allocation and one copy: its arrays packed on the host at 256-byte offsets
+  (the partial sums, written by the kernel, last and not copied)
+*/
+static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void *stream)
 {
+  const MatCMRSSplit *s = &c->split;
+  const void         *host[]  = {s->islong, s->longgroup, s->lc, s->cgroup, s->cqa, s->cnq, s->cstart, s->cend, s->coff};
+  const size_t        bytes[] = {(size_t)s->ngroups, (size_t)s->nlong * sizeof(int), (size_t)(s->nlong + 1) * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(PetscCount), (size_t)s->nchunks * sizeof(PetscCount), (size_t)s->nchunks * sizeof(PetscCount)};
+  void              **dev[]   = {(void **)&c->d_split.islong, (void **)&c->d_split.longgroup, (void **)&c->d_split.lc, (void **)&c->d_split.cgroup, (void **)&c->d_split.cqa, (void **)&c->d_split.cnq, (void **)&c->d_split.cstart, (void **)&c->d_split.cend, (void **)&c->d_split.coff};
+  size_t              off[PETSC_STATIC_ARRAY_LENGTH(host) + 1];
+  char               *staged;
+  PetscErrorCode      ierr;
+
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceMalloc(A, bytes, dev));
-  if (bytes) PetscCall(MatGPUMatCopyToDevice(*dev, host, bytes));
+  off[0] = 0;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(host); k++) off[k + 1] = off[k] + (bytes[k] + 255) / 256 * 256;
+  PetscCall(MatGPUMatDeviceMalloc(A, off[PETSC_STATIC_ARRAY_LENGTH(host)] + (size_t)s->nparts * sizeof(PetscScalar), &c->d_split.buffer));
+  PetscCall(PetscMalloc1(off[PETSC_STATIC_ARRAY_LENGTH(host)], &staged));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(host); k++) {
+    if (bytes[k]) PetscCall(PetscMemcpy(staged + off[k], host[k], bytes[k]));
+    *dev[k] = (char *)c->d_split.buffer + off[k];
+  }
+  c->d_split.part = (PetscScalar *)((char *)c->d_split.buffer + off[PETSC_STATIC_ARRAY_LENGTH(host)]);
+  ierr            = MatGPUMatCopyToDevice(c->d_split.buffer, staged, off[PETSC_STATIC_ARRAY_LENGTH(host)], stream);
+  PetscCall(PetscFree(staged)); /* staged by CUDA on return (pageable source) */
+  PetscCall(ierr);
+  c->bytes += off[PETSC_STATIC_ARRAY_LENGTH(host)] + (size_t)s->nparts * sizeof(PetscScalar);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -372,17 +386,7 @@ static PetscErrorCode MatCMRSPlanScan_Private(Mat A, Mat_SeqCMRSCUDA *c, const M
   if (!c->split_entries || !c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, c->warp_strips, c->split_entries, s));
   if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCMRSSplitUpload_Private(A, s->islong, (size_t)s->ngroups, (void **)&c->d_split.islong));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->longgroup, (size_t)s->nlong * sizeof(int), (void **)&c->d_split.longgroup));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->lc, (size_t)(s->nlong + 1) * sizeof(int), (void **)&c->d_split.lc));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->cgroup, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cgroup));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->cqa, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cqa));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->cnq, (size_t)s->nchunks * sizeof(int), (void **)&c->d_split.cnq));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->cstart, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.cstart));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->cend, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.cend));
-  PetscCall(MatCMRSSplitUpload_Private(A, s->coff, (size_t)s->nchunks * sizeof(PetscCount), (void **)&c->d_split.coff));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)s->nparts * sizeof(PetscScalar), (void **)&c->d_split.part));
-  c->bytes += (size_t)s->ngroups + (size_t)(2 * s->nlong + 1) * sizeof(int) + (size_t)s->nchunks * (3 * sizeof(int) + 3 * sizeof(PetscCount)) + (size_t)s->nparts * sizeof(PetscScalar);
+  PetscCall(MatCMRSSplitUpload_Private(A, c, csr->stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -406,17 +410,17 @@ static size_t MatCMRSDeviceBytes(PetscInt strips, PetscCount nnz, PetscBool pack
   return (size_t)(strips + 1) * sizeof(PetscCount) + (size_t)nnz * (sizeof(unsigned int) + sizeof(PetscScalar) + (packed ? 0 : 1));
 }
 
-static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatCMRSLayout *L)
+static PetscErrorCode MatCMRSUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatCMRSLayout *L, void *stream)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(L->strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz * sizeof(unsigned int), (void **)&c->d_col));
   if (!L->packed) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz, (void **)&c->d_ris));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)L->nnz * sizeof(PetscScalar), (void **)&c->d_val));
-  PetscCall(MatGPUMatCopyToDevice(c->d_sp, L->sp, (size_t)(L->strips + 1) * sizeof(PetscCount)));
-  PetscCall(MatGPUMatCopyToDevice(c->d_col, L->col, (size_t)L->nnz * sizeof(unsigned int)));
-  if (!L->packed) PetscCall(MatGPUMatCopyToDevice(c->d_ris, L->ris, (size_t)L->nnz));
-  PetscCall(MatGPUMatCopyToDevice(c->d_val, L->val, (size_t)L->nnz * sizeof(PetscScalar)));
+  PetscCall(MatGPUMatCopyToDevice(c->d_sp, L->sp, (size_t)(L->strips + 1) * sizeof(PetscCount), stream));
+  PetscCall(MatGPUMatCopyToDevice(c->d_col, L->col, (size_t)L->nnz * sizeof(unsigned int), stream));
+  if (!L->packed) PetscCall(MatGPUMatCopyToDevice(c->d_ris, L->ris, (size_t)L->nnz, stream));
+  PetscCall(MatGPUMatCopyToDevice(c->d_val, L->val, (size_t)L->nnz * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -434,13 +438,13 @@ static PetscErrorCode MatCMRSTakeCSR_Private(Mat A, Mat_SeqCMRSCUDA *c, PetscBoo
     c->d_val = csr->own_aa, csr->own_aa = NULL;
   } else {
     if (!c->d_val) PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(PetscScalar), (void **)&c->d_val));
-    PetscCall(MatGPUMatCopyOnDevice(c->d_val, csr->d_aa, (size_t)nnz * sizeof(PetscScalar)));
+    PetscCall(MatGPUMatCopyOnStream(c->d_val, csr->d_aa, (size_t)nnz * sizeof(PetscScalar), csr->stream));
   }
   if (!structure) PetscFunctionReturn(PETSC_SUCCESS);
   if (csr->own_aj) c->d_col = (unsigned int *)csr->own_aj, csr->own_aj = NULL;
   else {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)nnz * sizeof(unsigned int), (void **)&c->d_col));
-    PetscCall(MatGPUMatCopyOnDevice(c->d_col, csr->d_aj, (size_t)nnz * sizeof(unsigned int)));
+    PetscCall(MatGPUMatCopyOnStream(c->d_col, csr->d_aj, (size_t)nnz * sizeof(unsigned int), csr->stream));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -460,7 +464,7 @@ static PetscErrorCode MatCMRSBuildOnDevice_Private(Mat A, Mat_SeqCMRSCUDA *c, Pe
   if (!csr->own_aa) PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE), "CMRS"));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
   PetscCall(MatCMRSTakeCSR_Private(A, c, PETSC_TRUE, csr));
-  PetscCall(MatCMRSCUDALaunchPack(m, h, strips, csr->d_ai, c->d_col, c->d_sp));
+  PetscCall(MatCMRSCUDALaunchPack(csr->stream, m, h, strips, csr->d_ai, c->d_col, c->d_sp));
   c->height = h, c->m = m, c->strips = strips, c->packed = PETSC_TRUE, c->sorted = PETSC_FALSE, c->M = 0, c->nnz = nnz;
   c->device_built = PETSC_TRUE;
   c->bytes        = MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE);
@@ -498,7 +502,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
     PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, csr->nnz, packed), "CMRS"));
     PetscCall(MatCMRSLayoutCreate(m, A->cmap->n, csr->ai, csr->aj, csr->aa, h, c->sort, packed, &L));
   }
-  ierr      = MatCMRSUpload_Private(A, c, &L);
+  ierr      = MatCMRSUpload_Private(A, c, &L, csr->stream);
   c->height = L.height;
   c->m      = m;
   c->strips = L.strips;
@@ -530,7 +534,7 @@ static PetscErrorCode MatGPUFormatCopyValues_CMRS(Mat A, MatGPUMatCSR *csr)
   else PetscCall(MatCMRSLayoutCreate(c->m, A->cmap->n, csr->ai, csr->aj, NULL, c->height, PETSC_TRUE, c->packed, &L));
   PetscCall(PetscMalloc1(L.nnz, &val));
   PetscCall(MatCMRSLayoutFillValues(&L, csr->aa, val));
-  ierr = MatGPUMatCopyToDevice(c->d_val, val, (size_t)L.nnz * sizeof(PetscScalar));
+  ierr = MatGPUMatCopyToDevice(c->d_val, val, (size_t)L.nnz * sizeof(PetscScalar), csr->stream);
   PetscCall(PetscFree(val));
   PetscCall(MatCMRSLayoutDestroy(&L));
   PetscCall(ierr);

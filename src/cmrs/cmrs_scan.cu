@@ -324,13 +324,13 @@ PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatCMRSCUDALaunchPack(PetscInt m, PetscInt H, PetscInt strips, const PetscInt *ai, unsigned int *col, PetscCount *sp)
+PetscErrorCode MatCMRSCUDALaunchPack(void *stream, PetscInt m, PetscInt H, PetscInt strips, const PetscInt *ai, unsigned int *col, PetscCount *sp)
 {
   const unsigned int threads = 256, blocks = (unsigned int)((PetscMax(m, strips + 1) + threads - 1) / threads);
 
   PetscFunctionBegin;
-  cmrs_pack<<<blocks, threads>>>((int)m, (int)H, (int)strips, ai, col, sp); /* the base's build stream (the legacy one), which it synchronizes */
-  PetscCall(MatGPUMatCheckLaunch(NULL));
+  cmrs_pack<<<blocks, threads, 0, (cudaStream_t)stream>>>((int)m, (int)H, (int)strips, ai, col, sp); /* the build's stream (MatGPUMatCSR) */
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

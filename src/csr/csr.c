@@ -160,21 +160,21 @@ static PetscErrorCode MatGPUFormatBuild_CSR(Mat A, MatGPUMatCSR *csr)
   c->bytes = bytes;
   /* (a failure leaves the partial allocations to the base, which frees them with freedevice) */
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(csr->m + 1) * sizeof(PetscInt), (void **)&c->d_ai));
-  if (csr->d_ai) PetscCall(MatGPUMatCopyOnDevice(c->d_ai, csr->d_ai, (size_t)(csr->m + 1) * sizeof(PetscInt)));
-  else PetscCallCUDA(cudaMemsetAsync(c->d_ai, 0, (size_t)(csr->m + 1) * sizeof(PetscInt), cudaStreamLegacy)); /* no rows, or no entries */
+  if (csr->d_ai) PetscCall(MatGPUMatCopyOnStream(c->d_ai, csr->d_ai, (size_t)(csr->m + 1) * sizeof(PetscInt), csr->stream));
+  else PetscCallCUDA(cudaMemsetAsync(c->d_ai, 0, (size_t)(csr->m + 1) * sizeof(PetscInt), (cudaStream_t)csr->stream)); /* no rows, or no entries */
   if (csr->own_aj) {
     c->d_aj     = csr->own_aj;
     csr->own_aj = NULL;
   } else {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&c->d_aj));
-    PetscCall(MatGPUMatCopyOnDevice(c->d_aj, csr->d_aj, (size_t)csr->nnz * sizeof(PetscInt)));
+    PetscCall(MatGPUMatCopyOnStream(c->d_aj, csr->d_aj, (size_t)csr->nnz * sizeof(PetscInt), csr->stream));
   }
   if (csr->own_aa) {
     c->d_aa     = csr->own_aa;
     csr->own_aa = NULL;
   } else {
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&c->d_aa));
-    PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)csr->nnz * sizeof(PetscScalar)));
+    PetscCall(MatGPUMatCopyOnStream(c->d_aa, csr->d_aa, (size_t)csr->nnz * sizeof(PetscScalar), csr->stream));
   }
   if (c->m && c->nnz) PetscCallCUSPARSE(cusparseCreateCsr(&c->descr, c->m, A->cmap->n, c->nnz, c->d_ai, c->d_aj, c->d_aa, MATCSR_INDEX, MATCSR_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -201,7 +201,7 @@ static PetscErrorCode MatGPUFormatCopyValues_CSR(Mat A, MatGPUMatCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(MatCSRGetData_Private(A, &c));
-  PetscCall(MatGPUMatCopyOnDevice(c->d_aa, csr->d_aa, (size_t)c->nnz * sizeof(PetscScalar)));
+  PetscCall(MatGPUMatCopyOnStream(c->d_aa, csr->d_aa, (size_t)c->nnz * sizeof(PetscScalar), csr->stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

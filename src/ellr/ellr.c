@@ -169,7 +169,7 @@ static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, MatGPUMatCSR *csr)
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&e->d_rl));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&e->d_col));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&e->d_val));
-  PetscCall(MatELLRCUDALaunchFill(NULL, T, m, width, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa, e->d_rl, e->d_col, e->d_val));
+  PetscCall(MatELLRCUDALaunchFill(csr->stream, T, m, width, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa, e->d_rl, e->d_col, e->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -180,7 +180,7 @@ static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, MatGPUMatCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRCUDALaunchFill(NULL, e->T, e->m, e->width, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa, e->d_rl, e->d_col, e->d_val));
+  PetscCall(MatELLRCUDALaunchFill(csr->stream, e->T, e->m, e->width, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa, e->d_rl, e->d_col, e->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -205,10 +205,12 @@ static PetscErrorCode MatGPUFormatCopyValues_ELLR(Mat A, MatGPUMatCSR *csr)
 PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat A, MatELLRLayout *L)
 {
   Mat_SeqELLRCUDA *e;
+  void            *stream;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(MatGPUMatGetStream(&stream));
   PetscCall(PetscMemzero(L, sizeof(*L)));
   L->m      = e->m;
   L->n      = A->cmap->n;
@@ -219,11 +221,9 @@ PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat A, MatELLRLayout *L)
   PetscCall(PetscMalloc1(e->m, &L->rl));
   PetscCall(PetscMalloc1(e->stored, &L->col));
   PetscCall(PetscMalloc1(e->stored, &L->val));
-  if (e->m) PetscCallCUDA(cudaMemcpy(L->rl, e->d_rl, (size_t)e->m * sizeof(int), cudaMemcpyDeviceToHost));
-  if (e->stored) {
-    PetscCallCUDA(cudaMemcpy(L->col, e->d_col, (size_t)e->stored * sizeof(int), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaMemcpy(L->val, e->d_val, (size_t)e->stored * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
-  }
+  PetscCall(MatGPUMatCopyToHost(L->rl, e->d_rl, (size_t)e->m * sizeof(int), stream));
+  PetscCall(MatGPUMatCopyToHost(L->col, e->d_col, (size_t)e->stored * sizeof(int), stream));
+  PetscCall(MatGPUMatCopyToHost(L->val, e->d_val, (size_t)e->stored * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

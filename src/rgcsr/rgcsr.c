@@ -277,8 +277,8 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
 
     PetscErrorCode ierr;
 
-    PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, 0, csr->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
-    ierr = MatRgCSRCUDABuildGroups(A, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored);
+    PetscCall(MatRgCSRCUDABuildGroups(A, csr->stream, m, G, T, 0, csr->d_ai, &rl, &perm, &gp, &maxlen0, &unsorted));
+    ierr = MatRgCSRCUDABuildGroups(A, csr->stream, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored);
     if (ierr) { /* the unsorted groups are not the base's to free */
       PetscCall(MatGPUMatDeviceFree((void **)&rl));
       PetscCall(MatGPUMatDeviceFree((void **)&gp));
@@ -294,7 +294,7 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
       PetscCall(MatGPUMatDeviceFree((void **)&rl));
       PetscCall(MatGPUMatDeviceFree((void **)&gp));
     }
-  } else PetscCall(MatRgCSRCUDABuildGroups(A, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
+  } else PetscCall(MatRgCSRCUDABuildGroups(A, csr->stream, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
   if (m < 2) W = 0;
   PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before the big allocations */
   PetscCall(MatGPUMatCheckDeviceMemory(A, (size_t)stored * (sizeof(int) + sizeof(PetscScalar)), "RgCSR"));
@@ -308,7 +308,7 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
   r->bytes   = MatRgCSRDeviceBytes(m, r->ngroups, (PetscBool)(r->d_perm != NULL), stored);
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&r->d_col));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&r->d_val));
-  PetscCall(MatRgCSRCUDALaunchFill(NULL, r, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa));
+  PetscCall(MatRgCSRCUDALaunchFill(csr->stream, r, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -319,7 +319,7 @@ static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, MatGPUMatCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  PetscCall(MatRgCSRCUDALaunchFill(NULL, r, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa));
+  PetscCall(MatRgCSRCUDALaunchFill(csr->stream, r, PETSC_FALSE, csr->d_ai, NULL, csr->d_aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,10 +344,12 @@ static PetscErrorCode MatGPUFormatCopyValues_RgCSR(Mat A, MatGPUMatCSR *csr)
 PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat A, MatRgCSRLayout *L)
 {
   Mat_SeqRGCSRCUDA *r;
+  void             *stream;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(MatGPUMatGetStream(&stream));
   PetscCall(PetscMemzero(L, sizeof(*L)));
   L->m       = r->m;
   L->n       = A->cmap->n;
@@ -362,13 +364,11 @@ PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat A, MatRgCSRLayout *L)
   if (r->d_perm) PetscCall(PetscMalloc1(r->m, &L->perm));
   PetscCall(PetscMalloc1(r->stored, &L->col));
   PetscCall(PetscMalloc1(r->stored, &L->val));
-  PetscCallCUDA(cudaMemcpy(L->gp, r->d_gp, (size_t)(r->ngroups + 1) * sizeof(PetscCount), cudaMemcpyDeviceToHost));
-  if (r->m) PetscCallCUDA(cudaMemcpy(L->rl, r->d_rl, (size_t)r->m * sizeof(int), cudaMemcpyDeviceToHost));
-  if (r->d_perm) PetscCallCUDA(cudaMemcpy(L->perm, r->d_perm, (size_t)r->m * sizeof(int), cudaMemcpyDeviceToHost));
-  if (r->stored) {
-    PetscCallCUDA(cudaMemcpy(L->col, r->d_col, (size_t)r->stored * sizeof(int), cudaMemcpyDeviceToHost));
-    PetscCallCUDA(cudaMemcpy(L->val, r->d_val, (size_t)r->stored * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
-  }
+  PetscCall(MatGPUMatCopyToHost(L->gp, r->d_gp, (size_t)(r->ngroups + 1) * sizeof(PetscCount), stream));
+  PetscCall(MatGPUMatCopyToHost(L->rl, r->d_rl, (size_t)r->m * sizeof(int), stream));
+  if (r->d_perm) PetscCall(MatGPUMatCopyToHost(L->perm, r->d_perm, (size_t)r->m * sizeof(int), stream));
+  PetscCall(MatGPUMatCopyToHost(L->col, r->d_col, (size_t)r->stored * sizeof(int), stream));
+  PetscCall(MatGPUMatCopyToHost(L->val, r->d_val, (size_t)r->stored * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -76,7 +76,7 @@ struct GroupsWork {
   size_t tmpbytes = 0;
 };
 
-PetscErrorCode BuildGroups(Mat A, int m, int G, int T, long long W, const PetscInt *ai, int *rl, int *perm, PetscCount *gp, GroupsWork *w, PetscInt *maxlen, PetscCount *stored)
+PetscErrorCode BuildGroups(Mat A, cudaStream_t stream, int m, int G, int T, long long W, const PetscInt *ai, int *rl, int *perm, PetscCount *gp, GroupsWork *w, PetscInt *maxlen, PetscCount *stored)
 {
   const int  ngroups = (m + G - 1) / G;
   const auto windows = thrust::make_transform_iterator(thrust::make_counting_iterator<long long>(0), SegmentStart{W, m});
@@ -91,31 +91,31 @@ PetscErrorCode BuildGroups(Mat A, int m, int G, int T, long long W, const PetscI
   if (perm) { /* sort (length, row) pairs by decreasing length inside each window */
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&w->len));
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&w->idx));
-    PetscCallCUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(nullptr, b, w->len, rl, w->idx, perm, m, nwindows, windows, windows + 1));
+    PetscCallCUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(nullptr, b, w->len, rl, w->idx, perm, m, nwindows, windows, windows + 1, stream));
     w->tmpbytes = PetscMax(w->tmpbytes, b);
   }
   if (ngroups) {
-    PetscCallCUDA(cub::DeviceSegmentedReduce::Max(nullptr, b, rl, w->K, ngroups, groups, groups + 1));
+    PetscCallCUDA(cub::DeviceSegmentedReduce::Max(nullptr, b, rl, w->K, ngroups, groups, groups + 1, stream));
     w->tmpbytes = PetscMax(w->tmpbytes, b);
-    PetscCallCUDA(cub::DeviceReduce::Max(nullptr, b, w->K, w->maxK, ngroups));
+    PetscCallCUDA(cub::DeviceReduce::Max(nullptr, b, w->K, w->maxK, ngroups, stream));
     w->tmpbytes = PetscMax(w->tmpbytes, b);
   }
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(nullptr, b, gp, gp, ngroups + 1));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(nullptr, b, gp, gp, ngroups + 1, stream));
   w->tmpbytes = PetscMax(w->tmpbytes, b);
   PetscCall(MatGPUMatDeviceMalloc(A, w->tmpbytes, &w->tmp));
 
-  if (m) row_lengths<<<blocks_for(m), kBlock>>>(m, ai, perm ? w->len : rl, perm ? w->idx : nullptr);
-  PetscCall(MatGPUMatCheckLaunch(NULL));
-  if (perm) PetscCallCUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(w->tmp, w->tmpbytes, w->len, rl, w->idx, perm, m, nwindows, windows, windows + 1));
+  if (m) row_lengths<<<blocks_for(m), kBlock, 0, stream>>>(m, ai, perm ? w->len : rl, perm ? w->idx : nullptr);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  if (perm) PetscCallCUDA(cub::DeviceSegmentedSort::StableSortPairsDescending(w->tmp, w->tmpbytes, w->len, rl, w->idx, perm, m, nwindows, windows, windows + 1, stream));
   if (ngroups) {
-    PetscCallCUDA(cub::DeviceSegmentedReduce::Max(w->tmp, w->tmpbytes, rl, w->K, ngroups, groups, groups + 1));
-    PetscCallCUDA(cub::DeviceReduce::Max(w->tmp, w->tmpbytes, w->K, w->maxK, ngroups));
+    PetscCallCUDA(cub::DeviceSegmentedReduce::Max(w->tmp, w->tmpbytes, rl, w->K, ngroups, groups, groups + 1, stream));
+    PetscCallCUDA(cub::DeviceReduce::Max(w->tmp, w->tmpbytes, w->K, w->maxK, ngroups, stream));
   }
-  group_slots<<<blocks_for(ngroups + 1), kBlock>>>(ngroups, m, G, T, w->K, gp);
-  PetscCall(MatGPUMatCheckLaunch(NULL));
-  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(w->tmp, w->tmpbytes, gp, gp, ngroups + 1));
-  if (ngroups) PetscCallCUDA(cudaMemcpy(&longest, w->maxK, sizeof(int), cudaMemcpyDeviceToHost));
-  PetscCallCUDA(cudaMemcpy(stored, gp + ngroups, sizeof(PetscCount), cudaMemcpyDeviceToHost));
+  group_slots<<<blocks_for(ngroups + 1), kBlock, 0, stream>>>(ngroups, m, G, T, w->K, gp);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCallCUDA(cub::DeviceScan::ExclusiveSum(w->tmp, w->tmpbytes, gp, gp, ngroups + 1, stream));
+  if (ngroups) PetscCall(MatGPUMatCopyToHost(&longest, w->maxK, sizeof(int), stream)); /* the host sizes the layout with them */
+  PetscCall(MatGPUMatCopyToHost(stored, gp + ngroups, sizeof(PetscCount), stream));
   *maxlen = longest;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,7 +127,7 @@ PetscErrorCode BuildGroups(Mat A, int m, int G, int T, long long W, const PetscI
   row of each stored row; NULL without reordering) and *d_gp (group offsets); returns the longest row and the
   stored slots. On failure nothing stays allocated.
 */
-PetscErrorCode MatRgCSRCUDABuildGroups(Mat A, PetscInt m, PetscInt G, PetscInt T, PetscInt W, const PetscInt *d_ai, int **d_rl, int **d_perm, PetscCount **d_gp, PetscInt *maxlen, PetscCount *stored)
+PetscErrorCode MatRgCSRCUDABuildGroups(Mat A, void *stream, PetscInt m, PetscInt G, PetscInt T, PetscInt W, const PetscInt *d_ai, int **d_rl, int **d_perm, PetscCount **d_gp, PetscInt *maxlen, PetscCount *stored)
 {
   const PetscInt ngroups = (m + G - 1) / G;
   const bool     reorder = W > 0 && m > 1; /* as MatRgCSRLayoutCreate(): a single row is never reordered */
@@ -141,7 +141,7 @@ PetscErrorCode MatRgCSRCUDABuildGroups(Mat A, PetscInt m, PetscInt G, PetscInt T
   ierr    = MatGPUMatDeviceMalloc(A, (size_t)(ngroups + 1) * sizeof(PetscCount), (void **)d_gp);
   if (!ierr) ierr = MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)d_rl);
   if (!ierr && reorder) ierr = MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)d_perm);
-  if (!ierr) ierr = BuildGroups(A, (int)m, (int)G, (int)T, (long long)W, d_ai, *d_rl, *d_perm, *d_gp, &w, maxlen, stored);
+  if (!ierr) ierr = BuildGroups(A, (cudaStream_t)stream, (int)m, (int)G, (int)T, (long long)W, d_ai, *d_rl, *d_perm, *d_gp, &w, maxlen, stored);
   PetscCall(MatGPUMatDeviceFree((void **)&w.len));
   PetscCall(MatGPUMatDeviceFree((void **)&w.idx));
   PetscCall(MatGPUMatDeviceFree((void **)&w.K));

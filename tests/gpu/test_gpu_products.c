@@ -339,7 +339,7 @@ static PetscErrorCode CheckRowStatsOnDevice(Mat A, const char *name)
   }
   PetscCallCUDA(cudaMalloc((void **)&d_ai, (size_t)(m + 1) * sizeof(PetscInt)));
   PetscCallCUDA(cudaMemcpy(d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice));
-  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, &nzrows, &maxlen, &sumsq));
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, NULL, &nzrows, &maxlen, &sumsq)); /* the legacy stream, as the copy above */
   PetscCallCUDA(cudaFree(d_ai));
   TEST_CHECK(nzrows == hnz && maxlen == hmax && sumsq == hsq, "%s: row statistics on the device equal the host's (nonempty rows %" PetscInt_FMT "/%" PetscInt_FMT ", longest %" PetscInt_FMT "/%" PetscInt_FMT ", sum of squares %.17g/%.17g)", name, nzrows, hnz, maxlen, hmax, (double)sumsq, (double)hsq);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -117,6 +117,7 @@ typedef struct {
   /* the scan kernel's split of long groups, made at the build with its parameters (nlong = 0: none) */
   MatCMRSSplit split;
   struct {
+    void        *buffer; /* one allocation, one upload: the arrays below point into it */
     char        *islong;
     int         *longgroup, *lc, *cgroup, *cqa, *cnq;
     PetscCount  *cstart, *cend, *coff;
@@ -126,7 +127,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScan(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchPack(PetscInt, PetscInt, PetscInt, const PetscInt *, unsigned int *, PetscCount *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchPack(void *, PetscInt, PetscInt, PetscInt, const PetscInt *, unsigned int *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchUnpackColumns(void *, PetscCount, const unsigned int *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultBlock(void *, const Mat_SeqCMRSCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultTranspose(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *);

@@ -46,6 +46,8 @@ typedef struct {
   const PetscScalar *d_aa;
   PetscInt          *own_aj;         /* d_aj and d_aa where they are the base's temporaries (else NULL): a format may keep */
   PetscScalar       *own_aa;         /* them as its own arrays instead of copying them, setting the field to NULL */
+  void              *stream;         /* cudaStream_t of the build: the current PetscDeviceContext's, as for the products; the
+                                        format's launches and copies go on it (MatGPUMatGetStream()) */
 } MatGPUMatCSR;
 
 /* The most vectors a format's block kernel (multblock: Z = A X for a dense block X) takes at once */
@@ -117,6 +119,7 @@ typedef struct {
   PetscObjectState    state;        /* object state the device values match */
   PetscObjectState    nonzerostate; /* nonzero state the device structure matches */
   PetscBool           built;        /* the device structure exists */
+  void               *stream;       /* cudaStream_t the device copy was last written on (MatGPUMatSyncDevice()) */
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   MatGPUMatRowStats   rowstats;     /* MatGPUMatGetRowStats() */
@@ -274,8 +277,9 @@ PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
-PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t);
-PETSC_INTERN PetscErrorCode MatGPUMatCopyOnDevice(void *, const void *, size_t);
+PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
@@ -288,8 +292,8 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const P
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRowStats **);
-PETSC_INTERN PetscErrorCode MatGPUMatUploadRowOffsets(Mat, const PetscInt *); /* src/base/gpumat_mult.c */
-PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
+PETSC_INTERN PetscErrorCode MatGPUMatUploadRowOffsets(Mat, const PetscInt *, void *); /* src/base/gpumat_mult.c */
+PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, void *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
 
 /*
   MPI types (src/base/gpumat_mpi.c): MATMPIAIJ whose diagonal and off-diagonal blocks are seq petscgpumat
