@@ -148,6 +148,10 @@ expect cpu-solve-aij 'aij ' "$build/examples/solve" -types aij -n 12 -check
 expect cpu-solve-aij-np2 'aij ' mpiexec -n 2 "$build/examples/solve" -types aij -n 12 -check
 # a KSP type per entry: KSPCGFUSED on host vectors is PETSc's CG (the same iteration count)
 expect cpu-solve-ksp-per-type 'aij:cgfused +\| +30 \|' "$build/examples/solve" -types aij,aij:cgfused -n 12 -check
+# an unmodified PETSc tutorial with -ksp_type cgfused through -dll_append: on host vectors it is PETSc's CG, the same
+# output to the character, with PETSc's own leak and composed-function checks
+ex2cg="-m 40 -n 40 -ksp_monitor_short -pc_type jacobi -vec_type standard -malloc_dump -checkfunctionlist"
+same_output cpu-petsc-ex2-ksp-cgfused "'$build/tests/petsc_ex2' $ex2cg -ksp_type cg" "'$build/tests/petsc_ex2' $ex2cg -dll_append '$lib' -ksp_type cgfused"
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8
@@ -276,13 +280,16 @@ if [[ $gpu_reason == available ]]; then
       "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type cmrscuda -vec_type cuda"
     same_numbers gpu-petsc-ex2-dll-append-rgcsr "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
       "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type rgcsrcuda -mat_rgcsr_sort_window 3600 -vec_type cuda"
+    # the fused path in an unmodified tutorial: PETSc's CG's residual history to PETSc's short-format digits
+    ex2cg="-m 60 -n 60 -ksp_monitor_short -pc_type jacobi -mat_type aijcusparse -vec_type cuda -malloc_dump -checkfunctionlist"
+    same_numbers gpu-petsc-ex2-ksp-cgfused "'$build/tests/petsc_ex2' $ex2cg -ksp_type cg" "'$build/tests/petsc_ex2' $ex2cg -dll_append '$lib' -ksp_type cgfused"
   else # single precision: the residual histories differ in their last digits between formats; the solve must converge
     for t in ellrcuda cmrscuda rgcsrcuda; do
       expect gpu-petsc-ex2-dll-append-$t 'Norm of error [0-9.e+-]+,? [Ii]terations [0-9]+' "$build/tests/petsc_ex2" -m 60 -n 60 -dll_append "$lib" -mat_type $t -vec_type cuda
     done
   fi
 else
-  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs; do
+  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs gpu-petsc-ex2-ksp-cgfused; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi
