@@ -103,6 +103,8 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_cai));
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_ai));
   PetscCall(PetscFree(g->cai));
+  if (g->written) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)g->written));
+  g->written     = NULL;
   g->built       = PETSC_FALSE;
   A->offloadmask = PETSC_OFFLOAD_UNALLOCATED;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -172,10 +174,10 @@ static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const 
   PetscFunctionBegin;
   csr->stream = stream;
   csr->m      = g->mdev;
-  csr->ai  = g->cai ? g->cai : ai;
-  csr->aj  = aj;
-  csr->aa  = aa;
-  csr->nnz = csr->m ? csr->ai[csr->m] : 0;
+  csr->ai     = g->cai ? g->cai : ai;
+  csr->aj     = aj;
+  csr->aa     = aa;
+  csr->nnz    = csr->m ? csr->ai[csr->m] : 0;
   if (g->csr.mat && PETSCGPUMAT_CUSPARSE_INDICES_ARE_PETSCINT) {
     const PetscInt *d_ai = NULL, *d_aj = NULL;
 
@@ -234,12 +236,13 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   same_structure = (PetscBool)(g->built && !g->rebuild && g->nonzerostate == A->nonzerostate);
   host_changed   = (PetscBool)(state != g->state || A->offloadmask == PETSC_OFFLOAD_CPU || A->offloadmask == PETSC_OFFLOAD_UNALLOCATED);
-  if (g->built) {
-    /* the device copy was written on g->stream: work on another stream (another PetscDeviceContext made current)
-       waits for it once, after which that stream's order keeps them apart */
+  if (g->written) {
+    /* the device copy was written on g->stream: another stream (another PetscDeviceContext made current) waits for
+       that write on the device, once; from then on its own order keeps them apart. No host wait, and an event (not
+       the stream, whose context may be gone) */
     PetscCall(MatGPUMatGetStream(&stream));
     if (stream != g->stream) {
-      PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)g->stream));
+      PetscCallCUDA(cudaStreamWaitEvent((cudaStream_t)stream, (cudaEvent_t)g->written, 0));
       g->stream = stream;
     }
   }
@@ -282,6 +285,13 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
     g->rebuild      = PETSC_FALSE;
     g->nonzerostate = A->nonzerostate;
   }
+  if (!g->written) {
+    cudaEvent_t ev;
+
+    PetscCallCUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    g->written = (void *)ev;
+  }
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)g->written, (cudaStream_t)stream));
   g->state       = state;
   A->offloadmask = PETSC_OFFLOAD_BOTH;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -119,7 +119,8 @@ typedef struct {
   PetscObjectState    state;        /* object state the device values match */
   PetscObjectState    nonzerostate; /* nonzero state the device structure matches */
   PetscBool           built;        /* the device structure exists */
-  void               *stream;       /* cudaStream_t the device copy was last written on (MatGPUMatSyncDevice()) */
+  void               *stream;       /* cudaStream_t the device copy was last written on or last waited for on */
+  void               *written;      /* cudaEvent_t recorded there after the last build or refresh (MatGPUMatSyncDevice()) */
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   MatGPUMatRowStats   rowstats;     /* MatGPUMatGetRowStats() */
