@@ -537,6 +537,7 @@ PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, Pet
   PetscMemType   mt;
 
   PetscFunctionBegin;
+  PetscCheck(xx != zz, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "x and z must be different vectors");
   *npartial = 0;
   if (A->ops->mult != MatMult_GPUMat || A->rmap->n != A->cmap->n || MatGPUMatCheckProductsOn) PetscFunctionReturn(PETSC_SUCCESS);
   g = (Mat_GPUMat *)A->spptr;
