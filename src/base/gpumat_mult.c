@@ -515,6 +515,63 @@ PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  MatGPUMatMultDot - z = A x and the partial sums of x'z in one pass of the format's kernel (the fused CG's p'Ap)
+
+  Not Collective
+
+  Input Parameters:
++ A       - the matrix
+. xx      - x, a CUDA vector
+. zz      - z, a CUDA vector
+- partial - device space for `MATGPUMAT_MAX_DOT_PARTIALS` sums
+
+  Output Parameter:
+. npartial - how many partial sums were written (their sum is x'z, the same bits every time); 0 where nothing was done
+
+  Level: developer
+
+  Note:
+  Done, and logged as a `MatMult()`, where `A` is one of our sequential matrices whose format has such a product
+  (`MATSEQELLRCUDA`), square, with all its rows on the device, and products are not checked on the host
+  (`-mat_gpumat_check_products`); `z` is then bitwise `MatMult()`'s. Elsewhere the caller multiplies and forms the dot
+  itself.
+
+.seealso: `KSPCGFUSED`, `MatMult()`
+@*/
+PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, PetscInt *npartial)
+{
+  Mat_GPUMat    *g;
+  PetscBool      xdev, zdev;
+  MatGPUMultArgs args;
+  PetscMemType   mt;
+
+  PetscFunctionBegin;
+  PetscCheck(xx != zz, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "x and z must be different vectors");
+  *npartial = 0;
+  if (A->ops->mult != MatMult_GPUMat || A->rmap->n != A->cmap->n || MatGPUMatCheckProductsOn) PetscFunctionReturn(PETSC_SUCCESS);
+  g = (Mat_GPUMat *)A->spptr;
+  if (!g->format->multdot || !A->rmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecIsOnDevice_Private(xx, &xdev));
+  PetscCall(VecIsOnDevice_Private(zz, &zdev));
+  if (!xdev || !zdev) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatSyncDevice(A));
+  if (g->cai) PetscFunctionReturn(PETSC_SUCCESS); /* compressed rows: the empty rows' zeros are the base's to write */
+  PetscCall(PetscLogEventBegin(MAT_Mult, A, xx, zz, 0));
+  PetscCall(PetscMemzero(&args, sizeof(args)));
+  PetscCall(MatGPUMatGetStream(&args.stream));
+  PetscCall(VecGetArrayReadAndMemType(xx, &args.x, &mt));
+  PetscCall(VecGetArrayWriteAndMemType(zz, &args.z, &mt));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(g->format->multdot(A, &args, partial, npartial));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecRestoreArrayReadAndMemType(xx, &args.x));
+  PetscCall(VecRestoreArrayWriteAndMemType(zz, &args.z));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)g->nnz - (PetscLogDouble)g->nzrows + 2.0 * (PetscLogDouble)A->rmap->n));
+  PetscCall(PetscLogEventEnd(MAT_Mult, A, xx, zz, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PETSC_INTERN PetscErrorCode MatMultAdd_GPUMat(Mat A, Vec xx, Vec yy, Vec zz)
 {
   PetscFunctionBegin;

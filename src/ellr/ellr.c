@@ -237,7 +237,17 @@ static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
+/* z = A x and the partial sums of x'z in one pass (the fused CG) */
+static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  PetscCall(MatELLRCUDALaunchMultDot(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->z, partial, npartial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The slots back to CSR order (the inverse of the build: MatELLRGatherThread()) */
 static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
@@ -250,6 +260,7 @@ static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqELLRCUDA *e;
@@ -316,6 +327,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   .compose        = MatComposeELLR_Private,
   .multblock      = MatGPUFormatMultBlock_ELLR,
   .copycsr        = MatGPUFormatCopyCSR_ELLR,
+  .multdot        = MatGPUFormatMultDot_ELLR,
 };
 
 /*MC

@@ -35,6 +35,52 @@ __global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict
   if (row < m && lane == 0) z[row] = y ? y[row] + sum : sum;
 }
 
+/*
+  z = A x as ellr_mult() computes it (the same lanes, the same shuffles: the same bits), over the rows in block-sized
+  strides so that at most MATGPUMAT_MAX_DOT_PARTIALS blocks run, and each block's sum of x[i] z[i] over its rows, in
+  the order of its strides, then its warps' shuffles, then the warps in order, to partial[blockIdx.x]
+*/
+template <int T>
+__global__ void __launch_bounds__(kBlock) ellr_mult_dot(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
+{
+  __shared__ PetscScalar warpsum[kBlock / 32];
+  const long long        total = (long long)m * T;
+  PetscScalar            dot   = 0;
+
+  for (long long first = (long long)blockIdx.x * kBlock; first < total; first += (long long)gridDim.x * kBlock) { /* block-uniform */
+    const long long tid  = first + threadIdx.x;
+    const int       row  = (int)(tid / T);
+    const int       lane = (int)(tid % T);
+    PetscScalar     sum  = 0;
+
+    if (tid < total) {
+      const int       len    = rl[row];
+      const long long stride = (long long)m * T;
+      long long       s      = (long long)row * T + lane;
+
+      for (int k = lane; k < len; k += T, s += stride) sum += val[s] * __ldg(x + col[s]);
+    }
+    if (T > 1) {
+#pragma unroll
+      for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+    }
+    if (tid < total && lane == 0) {
+      z[row] = sum;
+      dot += x[row] * sum;
+    }
+  }
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_down_sync(0xffffffffu, dot, offset);
+  if (threadIdx.x % 32 == 0) warpsum[threadIdx.x / 32] = dot;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    PetscScalar s = 0;
+
+    for (int w = 0; w < kBlock / 32; w++) s += warpsum[w];
+    partial[blockIdx.x] = s;
+  }
+}
+
 /* z += A^T x: each lane scatters its entries of row i, scaled by x[i], with atomics (order not reproducible) */
 template <int T>
 __global__ void __launch_bounds__(kBlock) ellr_mult_transpose(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
@@ -114,6 +160,27 @@ PetscErrorCode MatELLRCUDALaunchMult(void *s, PetscInt T, PetscInt m, const int 
   case 8: ellr_mult<8><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
   case 16: ellr_mult<16><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
   case 32: ellr_mult<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatELLRCUDALaunchMultDot(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+{
+  cudaStream_t       stream = (cudaStream_t)s;
+  const unsigned int nb     = PetscMin(blocks_for(m, T), (unsigned int)MATGPUMAT_MAX_DOT_PARTIALS);
+
+  PetscFunctionBegin;
+  *npartial = m ? (PetscInt)nb : 0;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  switch (T) {
+  case 1: ellr_mult_dot<1><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
+  case 2: ellr_mult_dot<2><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
+  case 4: ellr_mult_dot<4><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
+  case 8: ellr_mult_dot<8><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
+  case 16: ellr_mult_dot<16><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
+  case 32: ellr_mult_dot<32><<<nb, kBlock, 0, stream>>>((int)m, rl, col, val, x, z, partial); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
   }
   PetscCall(MatGPUMatCheckLaunch(stream));

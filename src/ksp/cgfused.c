@@ -9,6 +9,7 @@
 #include <petsc/private/pcimpl.h>
 #include <petscdevice_cuda.h>
 #include <petscgpumat/private/cgfusedimpl.h>
+#include <petscgpumat/private/gpumatimpl.h>
 #include <petscgpumat/private/petsccompat.h>
 
 PETSC_EXTERN PetscErrorCode KSPCreate_CG(KSP); /* exported by libpetsc (itregis.c declares it), not in its headers */
@@ -29,6 +30,7 @@ typedef struct {
   PetscBool         fast;      /* -ksp_cgfused_fast */
   PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
   PetscBool         last_fast;
+  PetscBool         last_dot; /* the last fused solve took p'Ap from the product's pass (MatGPUMatMultDot()) */
   Vec               dinv; /* PCJacobi's inverse diagonal, kept so that no early return of a solve leaks it */
   KSPCGFusedWork    work;
 } KSP_CGFused;
@@ -114,7 +116,7 @@ static PetscErrorCode KSPView_CGFused(KSP ksp, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   if (f->view_cg) PetscCall(f->view_cg(ksp, viewer));
-  last = !f->solves ? "none yet" : f->last_fast ? "fused" : "PETSc's CG";
+  last = !f->solves ? "none yet" : !f->last_fast ? "PETSc's CG" : f->last_dot ? "fused, p'Ap in the product" : "fused";
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
   if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", last));
@@ -166,7 +168,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   PetscScalar        dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold;
   PetscReal          dp = 0.0;
   Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
-  PetscInt           nd = -1;
+  PetscInt           nd = -1, np;
   Mat                Amat, Pmat;
   PetscDeviceContext dctx;
   void              *handle;
@@ -248,14 +250,19 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
       PetscCall(VecCUDARestoreArray(P, &p));
     }
     dpiold = dpi;
-    PetscCall(KSP_MatMult(ksp, Amat, P, W)); /* w <- A p */
+    /* w <- A p, and p'w's partial sums in the same pass where the format has that product (MatGPUMatMultDot()) */
+    np = 0;
+    if (!ksp->transpose_solve) PetscCall(MatGPUMatMultDot(Amat, P, W, f->work.partial, &np));
+    if (!np) PetscCall(KSP_MatMult(ksp, Amat, P, W));
+    f->last_dot = (PetscBool)(np > 0);
     betaold = beta;
     PetscCall(VecCUDAGetArray(X, &x));
     PetscCall(VecCUDAGetArray(R, &r));
     PetscCall(VecCUDAGetArray(W, &z)); /* w, then z in its place */
     PetscCall(VecCUDAGetArray(P, &p));
     if (Dinv) PetscCall(VecCUDAGetArrayRead(Dinv, &d));
-    PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work)); /* dpi <- p'w */
+    if (np) PetscCall(KSPCGFusedLaunchFinishDot(stream, np, &f->work)); /* dpi <- p'w from the product's partial sums */
+    else PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work));      /* dpi <- p'w */
     PetscCall(KSPCGFusedLaunchUpdate(stream, n, betaold, dpiold, (PetscBool)(i > 0), sum, x, p, r, z, d, &f->work));
     if (Dinv) PetscCall(VecCUDARestoreArrayRead(Dinv, &d));
     PetscCall(VecCUDARestoreArray(P, &p));
@@ -308,6 +315,7 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi));
   f->last_fast = fast;
+  f->last_dot  = PETSC_FALSE;
   f->solves++;
   if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi));
   else PetscCall(f->solve_cg(ksp));

@@ -4,6 +4,7 @@
 */
 #include <petscgpumat/private/cgfusedimpl.h>
 #include <petscgpumat/private/gpumatcuda.h>
+#include <petscgpumat/private/gpumatimpl.h>
 
 namespace
 {
@@ -143,6 +144,19 @@ PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPCGFusedLaunchFinishDot(void *stream, PetscInt n, KSPCGFusedWork *work)
+{
+  static_assert(MATGPUMAT_MAX_DOT_PARTIALS <= kMaxBlocks, "a product's partial sums must fit the first row of the work's partials");
+
+  PetscFunctionBegin;
+  PetscCheck(n > 0 && n <= MATGPUMAT_MAX_DOT_PARTIALS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " partial sums of p'w", n);
+  PetscCall(PetscLogGpuTimeBegin());
+  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars, 0);
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
+  PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -5,6 +5,8 @@ static const char help[] = "KSPCGFUSED against PETSc's KSPCG: the same iteration
 #include <petscksp.h>
 #include <petscgpumat.h>
 #include <petscgpuksp.h>
+#include <petscdevice_cuda.h>
+#include <petscgpumat/private/gpumatimpl.h> /* MatGPUMatMultDot(), MATGPUMAT_MAX_DOT_PARTIALS */
 #include "../common/testutil.h"
 
 typedef struct {
@@ -12,6 +14,8 @@ typedef struct {
   KSPNormType norm;
   PetscBool   guess;
 } Config;
+
+static PetscBool last_view_dot; /* Solve()'s last KSPView said the product carried p'Ap */
 
 /* one solve; returns the solution as a host Vec, the iterations, the reason and whether KSPView says the fused path ran */
 static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, Vec *xhost, PetscInt *its, KSPConvergedReason *reason, PetscBool *fused)
@@ -45,6 +49,8 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   PetscCall(PetscViewerDestroy(&viewer));
   PetscCall(PetscStrstr(text, "last solve: fused", &found));
   *fused = (PetscBool)(found != NULL);
+  PetscCall(PetscStrstr(text, "p'Ap in the product", &found));
+  last_view_dot = (PetscBool)(found != NULL);
   PetscCall(PetscStrcmp(ksptype, KSPCGFUSED, &isfused));
   if (isfused) { /* the view must say which path ran, else `fused` could never be true */
     PetscCall(PetscStrstr(text, *fused ? "last solve: fused" : "last solve: PETSc's CG", &found));
@@ -65,8 +71,10 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
   KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
   Vec         bhost;
   PetscInt    m;
+  PetscBool   isellr;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &isellr)); /* the format with a product that carries p'Ap */
   PetscCall(MatGetSize(A, &m, NULL));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &bhost));
   for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
@@ -80,12 +88,14 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         Vec                x0, x1, x2;
         PetscInt           it0, it1, it2;
         KSPConvergedReason r0, r1, r2;
-        PetscBool          f0, f1, f2, same, again;
+        PetscBool          f0, f1, f2, same, again, dot1;
         PetscReal          diff, nrm;
 
         PetscCall(Solve(A, KSPCG, &c, bhost, &x0, &it0, &r0, &f0));
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x1, &it1, &r1, &f1));
+        dot1 = last_view_dot;
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x2, &it2, &r2, &f2));
+        TEST_CHECK(dot1 == (PetscBool)(f1 && isellr), "%s, PC %s, norm %s, %s guess: p'Ap %s", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", dot1 ? "from the product's pass" : "by its own kernel");
         PetscCall(VecEqual(x1, x2, &again));
         if (exact) PetscCall(VecEqual(x0, x1, &same));
         PetscCall(VecAXPY(x1, -1.0, x0));
@@ -141,6 +151,51 @@ static PetscErrorCode CompareIndefinite(MatType type, PetscBool expect_fused)
   PetscCall(VecDestroy(&x1));
   PetscCall(VecDestroy(&bhost));
   PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatGPUMatMultDot() against MatMult() and VecDot() (outputs poisoned first): where the format has the product with the
+  dot (ELLPACK-R), z to the bit and the sum of the partial sums within rounding of x'z, the same bits twice; elsewhere
+  nothing done
+*/
+static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect)
+{
+  Vec          x, z0, z1;
+  PetscScalar *d_partial, h_partial[MATGPUMAT_MAX_DOT_PARTIALS], sum = 0, again = 0, ref;
+  PetscInt     np = -1, np2 = -1, m;
+  PetscBool    same;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x, &z0));
+  PetscCall(VecDuplicate(z0, &z1));
+  PetscCall(MatGetSize(A, &m, NULL));
+  for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(x, i, PetscCosReal(0.5 + i), INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(x));
+  PetscCall(VecAssemblyEnd(x));
+  PetscCall(MatMult(A, x, z0));
+  PetscCall(VecDot(x, z0, &ref));
+  PetscCall(VecSet(z1, PETSC_MAX_REAL)); /* poison */
+  PetscCallCUDA(cudaMalloc((void **)&d_partial, sizeof(h_partial)));
+  PetscCallCUDA(cudaMemset(d_partial, 0xff, sizeof(h_partial)));
+  PetscCall(MatGPUMatMultDot(A, x, z1, d_partial, &np));
+  TEST_CHECK((np > 0) == expect && np <= MATGPUMAT_MAX_DOT_PARTIALS, "%s: MatGPUMatMultDot() %s (%" PetscInt_FMT " partial sums)", what, expect ? "done" : "not done, as this format has no such product", np);
+  if (np > 0) {
+    PetscCall(VecEqual(z0, z1, &same));
+    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCallCUDA(cudaMemcpy(h_partial, d_partial, (size_t)np * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    for (PetscInt k = 0; k < np; k++) sum += h_partial[k];
+    PetscCall(MatGPUMatMultDot(A, x, z1, d_partial, &np2));
+    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCallCUDA(cudaMemcpy(h_partial, d_partial, (size_t)np2 * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    for (PetscInt k = 0; k < np2; k++) again += h_partial[k];
+    TEST_CHECK(same, "%s: MatGPUMatMultDot()'s z is MatMult()'s to the bit", what);
+    TEST_CHECK(PetscAbsScalar(sum - ref) <= 1e-12 * PetscMax(PetscAbsScalar(ref), 1.0) && sum == again && np == np2, "%s: the partial sums add to x'z (%.17g against VecDot()'s %.17g), the same bits twice", what, (double)PetscRealPart(sum), (double)PetscRealPart(ref));
+  }
+  PetscCallCUDA(cudaFree(d_partial));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&z0));
+  PetscCall(VecDestroy(&z1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,6 +295,9 @@ int main(int argc, char **argv)
         PetscCall(MatSetType(A, types[t]));
         PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s, CUDA vectors", problems[q], types[t]));
         PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE));
+        PetscCall(PetscStrcmp(types[t], MATSEQELLRCUDA, &flg));
+        if (!flg) PetscCall(PetscStrcmp(types[t], "ellrcuda", &flg));
+        PetscCall(CheckMultDot(A, what, flg));
         PetscCall(MatDestroy(&A));
       }
       PetscCall(CompareIndefinite(types[t], PETSC_TRUE));

@@ -31,6 +31,8 @@ PETSC_INTERN PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *);
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirection(void *, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
 /* scalars[0] <- p'w */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDot(void *, PetscInt, const PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
+/* scalars[0] <- the sum of partial[0 .. n - 1], p'w's partial sums that the product wrote (MatGPUMatMultDot()) */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchFinishDot(void *, PetscInt, KSPCGFusedWork *);
 /*
   With a = beta / scalars[0] (dpi), unless dpi is zero, not finite, or (checksign) of the other sign than dpiold, in which
   case nothing changes: x <- x + a p, r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array, and scalars[1],

@@ -53,6 +53,9 @@ typedef struct {
 /* The most vectors a format's block kernel (multblock: Z = A X for a dense block X) takes at once */
 #define MATGPUMAT_MAX_BLOCK 8
 
+/* The most partial sums of x'z a format's product with a dot product (multdot) writes (one block adds them after) */
+#define MATGPUMAT_MAX_DOT_PARTIALS 1024
+
 struct _MatGPUFormat {
   const char *name;    /* "ELLPACK-R": printed by MatView */
   const char *seqtype; /* MATSEQELLRCUDA */
@@ -81,6 +84,10 @@ struct _MatGPUFormat {
      PETSC_FALSE where the layout cannot); what reads the device CSR besides the products (MatGPUMatCopyDeviceCSR())
      then needs no upload */
   PetscErrorCode (*copycsr)(Mat, void *, const PetscInt *, PetscInt *, PetscScalar *, PetscBool *);
+  /* optional: z = A x of a square A whose rows are all on the device (args->y NULL), z to the bit as mult gives it,
+     and in the same pass x'z as at most MATGPUMAT_MAX_DOT_PARTIALS partial sums, each over a fixed set of rows in a
+     fixed order, to partial[0 .. *npartial - 1] on the device (the fused CG's p'Ap without reading p and Ap again) */
+  PetscErrorCode (*multdot)(Mat, const MatGPUMultArgs *, PetscScalar *, PetscInt *);
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
@@ -275,6 +282,7 @@ static inline PetscBool MatGPUMatBuildRefused(PetscErrorCode ierr)
   return (PetscBool)(ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE);
 }
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
+PETSC_EXTERN PetscErrorCode MatGPUMatMultDot(Mat, Vec, Vec, PetscScalar *, PetscInt *); /* exported for the tests */
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
