@@ -532,8 +532,9 @@ PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
   Level: developer
 
   Note:
-  Done, and logged as a `MatMult()`, where `A` is one of our sequential matrices whose format has such a product
-  (`MATSEQELLRCUDA`), square, with all its rows on the device, and products are not checked on the host
+  Done, and logged as a `MatMult()`, where `A` is one of our sequential matrices whose layout has such a product
+  (`MATSEQELLRCUDA`; `MATSEQCMRSCUDA` where its scan kernel runs and splits no long rows), square, with all its rows
+  on the device, and products are not checked on the host
   (`-mat_gpumat_check_products`); `z` is then bitwise `MatMult()`'s. Elsewhere the caller multiplies and forms the dot
   itself.
 
@@ -557,6 +558,8 @@ PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, Pet
   if (!xdev || !zdev) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatSyncDevice(A));
   if (g->cai) PetscFunctionReturn(PETSC_SUCCESS); /* compressed rows: the empty rows' zeros are the base's to write */
+  PetscCall(g->format->multdot(A, NULL, NULL, npartial)); /* whether the layout just built can */
+  if (!*npartial) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(MAT_Mult, A, xx, zz, 0));
   PetscCall(PetscMemzero(&args, sizeof(args)));
   PetscCall(MatGPUMatGetStream(&args.stream));

@@ -552,6 +552,19 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* z = A x and the partial sums of x'z in the scan kernel's pass, where it runs and splits no group (args NULL: only ask) */
+static PetscErrorCode MatGPUFormatMultDot_CMRS(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *npartial = MatCMRSCUDACanMultDot(c) ? 1 : 0;
+  if (!args || !*npartial) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatCMRSCUDALaunchMultScanDot(args->stream, c, args->x, args->z, partial, npartial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Z = A X for a block of nvec <= 8 vectors on unsorted strips without padding; *can says whether this layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultBlock_CMRS(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
@@ -646,6 +659,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   .compose        = MatComposeCMRS_Private,
   .multblock      = MatGPUFormatMultBlock_CMRS,
   .copycsr        = MatGPUFormatCopyCSR_CMRS,
+  .multdot        = MatGPUFormatMultDot_CMRS,
 };
 
 /*MC

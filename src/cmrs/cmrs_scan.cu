@@ -53,13 +53,10 @@ struct SplitArgs {
   others. Warp nchunks + w sums the S strips of group w (a split group is left to its chunks). SPLIT = false (no
   group split) compiles all of that away: the stencils' kernel lost 3-5 % to the test alone on an H100.
 */
-template <int S, int U, int E, bool PACKED, bool SPLIT>
-__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
+template <int S, int U, int E, bool PACKED, bool SPLIT, bool DOT>
+__device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, const SplitArgs &split, PetscScalar *acc, PetscScalar &dot)
 {
-  extern __shared__ unsigned char cmrs_smem[];
-  const int       lane = threadIdx.x % kWarp, rows = S * H;
-  PetscScalar    *acc  = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * rows;
-  const long long wid  = (long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp;
+  const int       lane  = threadIdx.x % kWarp, rows = S * H;
   const bool      chunk = SPLIT && wid < split.nchunks; /* warp-uniform */
   const long long w     = chunk ? wid : wid - split.nchunks; /* the chunk, or the group */
   long long       s0, e0;
@@ -192,8 +189,51 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
     for (int q = lane; q < rows; q += kWarp) {
       const long long row = s0 * H + q;
 
-      if (row < m) z[row] = y ? y[row] + acc[q] : acc[q];
+      if (row < m) {
+        z[row] = y ? y[row] + acc[q] : acc[q];
+        if constexpr (DOT) dot += x[row] * acc[q];
+      }
     }
+  }
+}
+
+template <int S, int U, int E, bool PACKED, bool SPLIT>
+__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
+{
+  extern __shared__ unsigned char cmrs_smem[];
+  PetscScalar *acc = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * S * H;
+  PetscScalar  unused;
+
+  scan_warp<S, U, E, PACKED, SPLIT, false>((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp, strips, m, H, sp, col, ris, val, x, y, z, split, acc, unused);
+}
+
+/*
+  z = A x as cmrs_mult_scan() computes it (no group split: the same warps' passes, the same bits), the warps striding
+  over the groups so that at most MATGPUMAT_MAX_DOT_PARTIALS blocks run, and each block's sum of x[i] z[i] over its
+  rows to partial[blockIdx.x]: each lane's rows in the order it writes them, then the warp's lanes by halving, then the
+  warps in order (the fused CG's p'Ap without reading p and Ap again)
+*/
+template <int S, int U, int E, bool PACKED>
+__global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
+{
+  extern __shared__ unsigned char cmrs_smem[];
+  __shared__ PetscScalar warpsum[1024 / kWarp];
+  const int       warps = blockDim.x / kWarp, warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  const long long groups = (strips + S - 1) / S;
+  PetscScalar    *acc    = reinterpret_cast<PetscScalar *>(cmrs_smem) + warp * S * H;
+  const SplitArgs none   = {};
+  PetscScalar     dot    = 0;
+
+  for (long long w = (long long)blockIdx.x * warps + warp; w < groups; w += (long long)gridDim.x * warps) scan_warp<S, U, E, PACKED, false, true>(w, strips, m, H, sp, col, ris, val, x, nullptr, z, none, acc, dot);
+#pragma unroll
+  for (int off = kWarp / 2; off > 0; off /= 2) dot += __shfl_down_sync(kFull, dot, off);
+  if (lane == 0) warpsum[warp] = dot;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    PetscScalar sum = 0;
+
+    for (int k = 0; k < warps; k++) sum += warpsum[k];
+    partial[blockIdx.x] = sum;
   }
 }
 
@@ -259,32 +299,41 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
   }
 }
 
-template <int U, int E>
-PetscErrorCode launch_scan_strips(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+template <int S, int U, int E, bool PACKED>
+void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
 {
+  const int          warps  = (int)c->block / kWarp;
+  const long long    groups = (c->strips + S - 1) / S;
+  const unsigned int blocks = (unsigned int)PetscMin((groups + warps - 1) / warps, (long long)MATGPUMAT_MAX_DOT_PARTIALS);
+  const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
+
+  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan_dot<S, U, E, PACKED>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  cmrs_mult_scan_dot<S, U, E, PACKED><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z, partial);
+  *npartial = (PetscInt)blocks;
+}
+
+/* f(std::integral_constant<int, V>{}) for the V among Vs that v is, or an error naming the parameter */
+template <int... Vs, class F>
+PetscErrorCode with_constant(PetscInt v, const char *what, F &&f)
+{
+  PetscErrorCode ierr = PETSC_SUCCESS;
+  bool           done = false;
+
   PetscFunctionBegin;
-  switch (c->warp_strips) {
-  case 1: launch_scan<1, U, E>(c, stream, x, y, z); break;
-  case 2: launch_scan<2, U, E>(c, stream, x, y, z); break;
-  case 4: launch_scan<4, U, E>(c, stream, x, y, z); break;
-  case 8: launch_scan<8, U, E>(c, stream, x, y, z); break;
-  case 16: launch_scan<16, U, E>(c, stream, x, y, z); break;
-  case 32: launch_scan<32, U, E>(c, stream, x, y, z); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS strips per warp %" PetscInt_FMT, c->warp_strips);
-  }
+  ((!done && v == Vs ? (ierr = f(std::integral_constant<int, Vs>{}), done = true) : false), ...);
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS %s %" PetscInt_FMT, what, v);
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <int E>
-PetscErrorCode launch_scan_unroll(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+/* f(S, U, E) with the layout's strips per warp, passes loaded ahead and entries per lane as compile-time constants */
+template <class F>
+PetscErrorCode with_scan_parameters(const Mat_SeqCMRSCUDA *c, F &&f)
 {
   PetscFunctionBegin;
-  switch (c->unroll) {
-  case 1: PetscCall(launch_scan_strips<1, E>(c, stream, x, y, z)); break;
-  case 2: PetscCall(launch_scan_strips<2, E>(c, stream, x, y, z)); break;
-  case 4: PetscCall(launch_scan_strips<4, E>(c, stream, x, y, z)); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS unroll %" PetscInt_FMT, c->unroll);
-  }
+  PetscCall(with_constant<1, 2, 4>(c->lane_entries, "lane entries", [&](auto e) {
+    return with_constant<1, 2, 4>(c->unroll, "unroll", [&](auto u) { return with_constant<1, 2, 4, 8, 16, 32>(c->warp_strips, "strips per warp", [&](auto s) { return f(s, u, e); }); });
+  }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -314,12 +363,34 @@ PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, cons
 
   PetscFunctionBegin;
   if (!c->strips) PetscFunctionReturn(PETSC_SUCCESS);
-  switch (c->lane_entries) {
-  case 1: PetscCall(launch_scan_unroll<1>(c, stream, x, y, z)); break;
-  case 2: PetscCall(launch_scan_unroll<2>(c, stream, x, y, z)); break;
-  case 4: PetscCall(launch_scan_unroll<4>(c, stream, x, y, z)); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS lane entries %" PetscInt_FMT, c->lane_entries);
-  }
+  PetscCall(with_scan_parameters(c, [&](auto s, auto u, auto e) {
+    launch_scan<decltype(s)::value, decltype(u)::value, decltype(e)::value>(c, stream, x, y, z);
+    return PETSC_SUCCESS;
+  }));
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Whether the scan kernel can also sum x'z in its pass: it runs, and no group of strips is split (a split group's rows
+   are finished by the combine kernel, after the pass) */
+PetscBool MatCMRSCUDACanMultDot(const Mat_SeqCMRSCUDA *c)
+{
+  return (PetscBool)(c->warp_strips > 0 && c->strips > 0 && !(c->split.nlong > 0 && c->split.S == c->warp_strips && c->split.H == c->height));
+}
+
+PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+
+  PetscFunctionBegin;
+  PetscCheck(MatCMRSCUDACanMultDot(c), PETSC_COMM_SELF, PETSC_ERR_PLIB, "This CMRS layout has no product with a dot product");
+  PetscCall(with_scan_parameters(c, [&](auto s, auto u, auto e) {
+    constexpr int S = decltype(s)::value, U = decltype(u)::value, E = decltype(e)::value;
+
+    if (c->packed) launch_scan_dot_kernel<S, U, E, true>(c, stream, x, z, partial, npartial);
+    else launch_scan_dot_kernel<S, U, E, false>(c, stream, x, z, partial, npartial);
+    return PETSC_SUCCESS;
+  }));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -237,12 +237,14 @@ static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* z = A x and the partial sums of x'z in one pass (the fused CG) */
+/* z = A x and the partial sums of x'z in one pass (the fused CG); every layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
 {
   Mat_SeqELLRCUDA *e;
 
   PetscFunctionBegin;
+  *npartial = 1;
+  if (!args) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatELLRGetData_Private(A, &e));
   PetscCall(MatELLRCUDALaunchMultDot(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->z, partial, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);

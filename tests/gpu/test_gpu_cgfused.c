@@ -71,10 +71,10 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
   KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
   Vec         bhost;
   PetscInt    m;
-  PetscBool   isellr;
+  PetscBool   hasdot;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &isellr)); /* the format with a product that carries p'Ap */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &hasdot, MATSEQELLRCUDA, MATSEQCMRSCUDA, "")); /* the formats whose product carries p'Ap (CMRS: its scan kernel, which these matrices get) */
   PetscCall(MatGetSize(A, &m, NULL));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &bhost));
   for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
@@ -95,7 +95,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x1, &it1, &r1, &f1));
         dot1 = last_view_dot;
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x2, &it2, &r2, &f2));
-        TEST_CHECK(dot1 == (PetscBool)(f1 && isellr), "%s, PC %s, norm %s, %s guess: p'Ap %s", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", dot1 ? "from the product's pass" : "by its own kernel");
+        TEST_CHECK(dot1 == (PetscBool)(f1 && hasdot), "%s, PC %s, norm %s, %s guess: p'Ap %s", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", dot1 ? "from the product's pass" : "by its own kernel");
         PetscCall(VecEqual(x1, x2, &again));
         if (exact) PetscCall(VecEqual(x0, x1, &same));
         PetscCall(VecAXPY(x1, -1.0, x0));
@@ -155,11 +155,11 @@ static PetscErrorCode CompareIndefinite(MatType type, PetscBool expect_fused)
 }
 
 /*
-  MatGPUMatMultDot() against MatMult() and VecDot() (outputs poisoned first): where the format has the product with the
-  dot (ELLPACK-R), z to the bit and the sum of the partial sums within rounding of x'z, the same bits twice; elsewhere
-  nothing done
+  MatGPUMatMultDot() against MatMult() and VecDot() (outputs poisoned first): where the layout has the product with the
+  dot (ELLPACK-R; CMRS's scan kernel without split groups), z to the bit and the sum of the partial sums within
+  rounding of x'z, the same bits twice; elsewhere nothing done. *npartial (if not NULL): how many partial sums
 */
-static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect)
+static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect, PetscInt *npartial)
 {
   Vec          x, z0, z1;
   PetscScalar *d_partial, h_partial[MATGPUMAT_MAX_DOT_PARTIALS], sum = 0, again = 0, ref;
@@ -192,10 +192,51 @@ static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect)
     TEST_CHECK(same, "%s: MatGPUMatMultDot()'s z is MatMult()'s to the bit", what);
     TEST_CHECK(PetscAbsScalar(sum - ref) <= 1e-12 * PetscMax(PetscAbsScalar(ref), 1.0) && sum == again && np == np2, "%s: the partial sums add to x'z (%.17g against VecDot()'s %.17g), the same bits twice", what, (double)PetscRealPart(sum), (double)PetscRealPart(ref));
   }
+  if (npartial) *npartial = np;
   PetscCallCUDA(cudaFree(d_partial));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z0));
   PetscCall(VecDestroy(&z1));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Where the dot is, and is not, in the product's pass: a matrix with more rows than MATGPUMAT_MAX_DOT_PARTIALS blocks
+  cover (the grid strides: exactly that many partial sums), for ELLPACK-R and CMRS; CMRS with sorted strips (Algorithm
+  1) and with a long row split across warps (its rows finish after the pass) do without, then with the split off do it
+*/
+static PetscErrorCode CheckMultDotLayouts(void)
+{
+  const char *types[] = {MATSEQELLRCUDA, MATSEQCMRSCUDA};
+  Mat         A;
+  PetscInt    np;
+
+  PetscFunctionBeginUser;
+  for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(types); t++) {
+    char what[128];
+
+    PetscCall(TestCreateLaplacian(2, 1024, &A));
+    PetscCall(MatSetType(A, types[t]));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "2-D 5-point 1024x1024, %s", types[t]));
+    PetscCall(CheckMultDot(A, what, PETSC_TRUE, &np));
+    TEST_CHECK(np == MATGPUMAT_MAX_DOT_PARTIALS, "%s: the grid strides over the rows (%" PetscInt_FMT " partial sums, at most %d)", what, np, MATGPUMAT_MAX_DOT_PARTIALS);
+    PetscCall(MatDestroy(&A));
+  }
+  PetscCall(TestCreateLaplacian(2, 60, &A));
+  PetscCall(MatSetType(A, MATSEQCMRSCUDA));
+  PetscCall(MatCMRSCUDASetSort(A, PETSC_TRUE));
+  PetscCall(CheckMultDot(A, "2-D 5-point 60x60, CMRS with sorted strips (Algorithm 1)", PETSC_FALSE, NULL));
+  PetscCall(MatDestroy(&A));
+  PetscCall(TestCreateRandom(3000, 3000, 4, "denserow", 12, &A));
+  PetscCall(MatSetType(A, MATSEQCMRSCUDA));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_split_entries", "512"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CheckMultDot(A, "one dense row 3000, CMRS, its group split (-mat_cmrs_split_entries 512)", PETSC_FALSE, NULL));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_split_entries", "0"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CheckMultDot(A, "one dense row 3000, CMRS, no split (-mat_cmrs_split_entries 0)", PETSC_TRUE, NULL));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_split_entries"));
+  PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -295,14 +336,14 @@ int main(int argc, char **argv)
         PetscCall(MatSetType(A, types[t]));
         PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s, CUDA vectors", problems[q], types[t]));
         PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE));
-        PetscCall(PetscStrcmp(types[t], MATSEQELLRCUDA, &flg));
-        if (!flg) PetscCall(PetscStrcmp(types[t], "ellrcuda", &flg));
-        PetscCall(CheckMultDot(A, what, flg));
+        PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQELLRCUDA, MATSEQCMRSCUDA, ""));
+        PetscCall(CheckMultDot(A, what, flg, NULL));
         PetscCall(MatDestroy(&A));
       }
       PetscCall(CompareIndefinite(types[t], PETSC_TRUE));
       PetscCall(PetscFree(types[t]));
     }
+    PetscCall(CheckMultDotLayouts());
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_cgfused: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());

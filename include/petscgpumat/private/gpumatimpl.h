@@ -86,7 +86,8 @@ struct _MatGPUFormat {
   PetscErrorCode (*copycsr)(Mat, void *, const PetscInt *, PetscInt *, PetscScalar *, PetscBool *);
   /* optional: z = A x of a square A whose rows are all on the device (args->y NULL), z to the bit as mult gives it,
      and in the same pass x'z as at most MATGPUMAT_MAX_DOT_PARTIALS partial sums, each over a fixed set of rows in a
-     fixed order, to partial[0 .. *npartial - 1] on the device (the fused CG's p'Ap without reading p and Ap again) */
+     fixed order, to partial[0 .. *npartial - 1] on the device (the fused CG's p'Ap without reading p and Ap again);
+     args NULL: only ask whether the layout on the device can (*npartial > 0) */
   PetscErrorCode (*multdot)(Mat, const MatGPUMultArgs *, PetscScalar *, PetscInt *);
 };
 
