@@ -68,12 +68,12 @@ if has cgfused; then
   {
     for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
       for k in cg cgfused; do
-        timeout 150 tests/mpienv.sh build/examples/bench_spmv $p -reps 20 -types aijcusparse,cmrscuda,ellrcuda -ksp $k -ksp_max_it 5000 -csv "$work/b.csv"
+        timeout 150 tests/mpienv.sh build/examples/bench_spmv $p -reps 20 -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda -ksp $k -ksp_max_it 5000 -csv "$work/b.csv"
         cat "$work/b.csv" >>"$out/cgfused.csv"
         echo
       done
       # the main job's table: whole solves, first solve with setup, each type with PETSc's CG and with cgfused
-      timeout 200 tests/mpienv.sh build/examples/solve $p -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda:cgfused -repeat 3 -check
+      timeout 200 tests/mpienv.sh build/examples/solve $p -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda:cgfused,rgcsrcuda:cgfused -repeat 3 -check
       echo
     done
   } 2>&1 | tee "$out/cgfused.txt"

@@ -217,24 +217,14 @@ template <int S, int U, int E, bool PACKED>
 __global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
 {
   extern __shared__ unsigned char cmrs_smem[];
-  __shared__ PetscScalar warpsum[1024 / kWarp];
-  const int       warps = blockDim.x / kWarp, warp = threadIdx.x / kWarp, lane = threadIdx.x % kWarp;
+  const int       warps = blockDim.x / kWarp, warp = threadIdx.x / kWarp;
   const long long groups = (strips + S - 1) / S;
   PetscScalar    *acc    = reinterpret_cast<PetscScalar *>(cmrs_smem) + warp * S * H;
   const SplitArgs none   = {};
   PetscScalar     dot    = 0;
 
   for (long long w = (long long)blockIdx.x * warps + warp; w < groups; w += (long long)gridDim.x * warps) scan_warp<S, U, E, PACKED, false, true>(w, strips, m, H, sp, col, ris, val, x, nullptr, z, none, acc, dot);
-#pragma unroll
-  for (int off = kWarp / 2; off > 0; off /= 2) dot += __shfl_down_sync(kFull, dot, off);
-  if (lane == 0) warpsum[warp] = dot;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    PetscScalar sum = 0;
-
-    for (int k = 0; k < warps; k++) sum += warpsum[k];
-    partial[blockIdx.x] = sum;
-  }
+  MatGPUMatBlockSumToPartial(dot, partial);
 }
 
 /*

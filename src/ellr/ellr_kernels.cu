@@ -43,7 +43,6 @@ __global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict
 template <int T>
 __global__ void __launch_bounds__(kBlock) ellr_mult_dot(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
 {
-  __shared__ PetscScalar warpsum[kBlock / 32];
   const long long        total = (long long)m * T;
   PetscScalar            dot   = 0;
 
@@ -69,16 +68,7 @@ __global__ void __launch_bounds__(kBlock) ellr_mult_dot(int m, const int *__rest
       dot += x[row] * sum;
     }
   }
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_down_sync(0xffffffffu, dot, offset);
-  if (threadIdx.x % 32 == 0) warpsum[threadIdx.x / 32] = dot;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    PetscScalar s = 0;
-
-    for (int w = 0; w < kBlock / 32; w++) s += warpsum[w];
-    partial[blockIdx.x] = s;
-  }
+  MatGPUMatBlockSumToPartial(dot, partial);
 }
 
 /* z += A^T x: each lane scatters its entries of row i, scaled by x[i], with atomics (order not reproducible) */

@@ -382,6 +382,19 @@ static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* z = A x and the partial sums of x'z in one pass (the fused CG), where every row is stored (args NULL: only ask) */
+static PetscErrorCode MatGPUFormatMultDot_RgCSR(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  *npartial = r->m == A->rmap->n ? 1 : 0;
+  if (!args || !*npartial) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatRgCSRCUDALaunchMultDot(args->stream, r, args->x, args->z, partial, npartial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The slots back to CSR order through the permutation (the inverse of the build: MatRgCSRGatherThread()) */
 static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
@@ -465,6 +478,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   .compose        = MatComposeRgCSR_Private,
   .multblock      = MatGPUFormatMultBlock_RgCSR,
   .copycsr        = MatGPUFormatCopyCSR_RgCSR,
+  .multdot        = MatGPUFormatMultDot_RgCSR,
 };
 
 /*MC

@@ -42,6 +42,45 @@ __global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult(int m, int 
   }
 }
 
+/*
+  z = A x as rgcsr_mult() computes it (the same lanes and shuffles: the same bits), the blocks striding over the stored
+  rows so that at most MATGPUMAT_MAX_DOT_PARTIALS run, and each block's sum of x[i] z[i] over its rows (in the order of
+  its strides, then MatGPUMatBlockSumToPartial()'s) to partial[blockIdx.x]: the fused CG's p'Ap in the product's pass
+*/
+template <int T>
+__global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult_dot(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
+{
+  const long long total = (long long)m * T;
+  PetscScalar     dot   = 0;
+
+  for (long long first = (long long)blockIdx.x * kBlock; first < total; first += (long long)gridDim.x * kBlock) { /* block-uniform */
+    const long long tid  = first + threadIdx.x;
+    const int       p    = (int)(tid / T);
+    const int       lane = (int)(tid % T);
+    PetscScalar     sum  = 0;
+
+    if (tid < total) {
+      const int                       g = p / G, t = p - g * G, step = min(G, m - g * G) * T, len = rl[p];
+      const PetscScalar *__restrict__ vg = val + gp[g];
+      const int *__restrict__         cg = col + gp[g];
+      int                             s  = t * T + lane;
+
+      for (int k = lane; k < len; k += T, s += step) sum += vg[s] * __ldg(x + cg[s]);
+    }
+    if (T > 1) {
+#pragma unroll
+      for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
+    }
+    if (tid < total && lane == 0) {
+      const int i = perm ? perm[p] : p;
+
+      z[i] = sum;
+      dot += x[i] * sum;
+    }
+  }
+  MatGPUMatBlockSumToPartial(dot, partial);
+}
+
 /* z += A^T x: lanes scatter their entries of stored row p, scaled by x[perm[p]], with atomics */
 template <int T>
 __global__ void __launch_bounds__(kBlock, 8) rgcsr_mult_transpose(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *z)
@@ -116,6 +155,30 @@ PetscErrorCode MatRgCSRCUDALaunchMult(void *s, const Mat_SeqRGCSRCUDA *r, const 
   case 8: rgcsr_mult<8><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
   case 16: rgcsr_mult<16><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
   case 32: rgcsr_mult<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, y, z); break;
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatRgCSRCUDALaunchMultDot(void *s, const Mat_SeqRGCSRCUDA *r, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+{
+  cudaStream_t stream = (cudaStream_t)s;
+  unsigned int nb, nt;
+
+  PetscFunctionBegin;
+  *npartial = 0;
+  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
+  launch_shape(r, &nb, &nt);
+  nb        = PetscMin(nb, (unsigned int)MATGPUMAT_MAX_DOT_PARTIALS);
+  *npartial = (PetscInt)nb;
+  switch (r->T) {
+  case 1: rgcsr_mult_dot<1><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
+  case 2: rgcsr_mult_dot<2><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
+  case 4: rgcsr_mult_dot<4><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
+  case 8: rgcsr_mult_dot<8><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
+  case 16: rgcsr_mult_dot<16><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
+  case 32: rgcsr_mult_dot<32><<<nb, nt, 0, stream>>>(RGCSR_ARGS, x, z, partial); break;
   default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, r->T);
   }
   PetscCall(MatGPUMatCheckLaunch(stream));

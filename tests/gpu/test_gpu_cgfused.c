@@ -74,7 +74,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
   PetscBool   hasdot;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &hasdot, MATSEQELLRCUDA, MATSEQCMRSCUDA, "")); /* the formats whose product carries p'Ap (CMRS: its scan kernel, which these matrices get) */
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &hasdot, MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA, "")); /* the formats whose product carries p'Ap (CMRS: its scan kernel, which these matrices get) */
   PetscCall(MatGetSize(A, &m, NULL));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &bhost));
   for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
@@ -156,7 +156,7 @@ static PetscErrorCode CompareIndefinite(MatType type, PetscBool expect_fused)
 
 /*
   MatGPUMatMultDot() against MatMult() and VecDot() (outputs poisoned first): where the layout has the product with the
-  dot (ELLPACK-R; CMRS's scan kernel without split groups), z to the bit and the sum of the partial sums within
+  dot (ELLPACK-R, RgCSR; CMRS's scan kernel without split groups), z to the bit and the sum of the partial sums within
   rounding of x'z, the same bits twice; elsewhere nothing done. *npartial (if not NULL): how many partial sums
 */
 static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect, PetscInt *npartial)
@@ -202,12 +202,12 @@ static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect, Pe
 
 /*
   Where the dot is, and is not, in the product's pass: a matrix with more rows than MATGPUMAT_MAX_DOT_PARTIALS blocks
-  cover (the grid strides: exactly that many partial sums), for ELLPACK-R and CMRS; CMRS with sorted strips (Algorithm
+  cover (the grid strides: exactly that many partial sums), for ELLPACK-R, CMRS and RgCSR; CMRS with sorted strips (Algorithm
   1) and with a long row split across warps (its rows finish after the pass) do without, then with the split off do it
 */
 static PetscErrorCode CheckMultDotLayouts(void)
 {
-  const char *types[] = {MATSEQELLRCUDA, MATSEQCMRSCUDA};
+  const char *types[] = {MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA};
   Mat         A;
   PetscInt    np;
 
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
         PetscCall(MatSetType(A, types[t]));
         PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s, CUDA vectors", problems[q], types[t]));
         PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE));
-        PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQELLRCUDA, MATSEQCMRSCUDA, ""));
+        PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA, ""));
         PetscCall(CheckMultDot(A, what, flg, NULL));
         PetscCall(MatDestroy(&A));
       }

@@ -32,6 +32,26 @@ __device__ __forceinline__ PetscScalar MatGPUMatAddRN(PetscScalar a, PetscScalar
 #endif
 }
 
+/*
+  The end of a product with a dot product (the formats' multdot): partial[blockIdx.x] <- the block's sum of its threads'
+  dot, in a fixed order (each warp's lanes by halving, then the warps in order). Every thread of the block calls it
+*/
+__device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, PetscScalar *partial)
+{
+  __shared__ PetscScalar warpsum[1024 / 32];
+
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_down_sync(0xffffffffu, dot, offset);
+  if (threadIdx.x % 32 == 0) warpsum[threadIdx.x / 32] = dot;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    PetscScalar sum = 0;
+
+    for (unsigned int w = 0; w < blockDim.x / 32; w++) sum += warpsum[w];
+    partial[blockIdx.x] = sum;
+  }
+}
+
 #include <type_traits>
 
 /*
