@@ -339,8 +339,9 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    is `PCNONE` or `PCJACOBI` (applied from its own inverse diagonal), the norm is preconditioned, unpreconditioned or
    natural, the scalars are real, and no trust region, objective target, single reduction or singular-value estimate
    is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests, monitors and
-   convergence test one for one, with the product, p'w, one kernel for x, r, z and the next sums, and one wait for
-   the host per iteration; sums are in a fixed order (the same bits run to run), so iteration counts are `KSPCG`'s up
+   convergence test one for one, with the product, p'w (summed in the product's own pass where the operator is one of
+   our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x, r, z and the next
+   sums, and one wait for the host per iteration; sums are in a fixed order (the same bits run to run), so iteration counts are `KSPCG`'s up
    to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve took. The fused path
    does not track `KSPCG`'s objective (`KSPCGGetObjFcn()`), which only trust-region solvers read.
 
