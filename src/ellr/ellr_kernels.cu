@@ -7,20 +7,17 @@ namespace
 constexpr int kBlock = 256; /* threads per block: 256/T rows */
 
 /*
-  z[i] = (y ? y[i] : 0) + sum_k val[slot(i,k)] * x[col[slot(i,k)]], T lanes per row.
-  Each lane stops at the row's length (the paper's rl[] loop: no padding is read). The lanes of a row are
-  combined with warp shuffles, in a fixed order, so results are bitwise reproducible run to run.
-  y may alias z: each row's y is read by the thread that writes z.
+  Row `row`'s sum, T lanes per row: lane `lane` adds val[slot(row,k)] * x[col[slot(row,k)]] for k = lane, lane + T, ...
+  up to the row's length (the paper's rl[] loop: no padding is read), then the lanes combine with warp shuffles in a
+  fixed order (bitwise reproducible run to run); the row's sum ends in its lane 0. Every thread of the warp calls it
+  (valid false past the last row), as __shfl_down_sync requires
 */
 template <int T>
-__global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+__device__ __forceinline__ PetscScalar ellr_row_sum(bool valid, int m, int row, int lane, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x)
 {
-  const long long tid  = (long long)blockIdx.x * kBlock + threadIdx.x;
-  const int       row  = (int)(tid / T);
-  const int       lane = (int)(tid % T);
-  PetscScalar     sum  = 0;
+  PetscScalar sum = 0;
 
-  if (row < m) {
+  if (valid) {
     const int       len    = rl[row];
     const long long stride = (long long)m * T;
     long long       s      = (long long)row * T + lane;
@@ -28,41 +25,41 @@ __global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict
     for (int k = lane; k < len; k += T, s += stride) sum += val[s] * __ldg(x + col[s]);
   }
   if (T > 1) {
-    /* every thread of the warp takes part (no early return above), as __shfl_down_sync requires */
 #pragma unroll
     for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
   }
+  return sum;
+}
+
+/* z[i] = (y ? y[i] : 0) + row i's sum. y may alias z: each row's y is read by the thread that writes z */
+template <int T>
+__global__ void __launch_bounds__(kBlock) ellr_mult(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  const long long   tid  = (long long)blockIdx.x * kBlock + threadIdx.x;
+  const int         row  = (int)(tid / T);
+  const int         lane = (int)(tid % T);
+  const PetscScalar sum  = ellr_row_sum<T>(row < m, m, row, lane, rl, col, val, x);
+
   if (row < m && lane == 0) z[row] = y ? y[row] + sum : sum;
 }
 
 /*
-  z = A x as ellr_mult() computes it (the same lanes, the same shuffles: the same bits), over the rows in block-sized
-  strides so that at most MATGPUMAT_MAX_DOT_PARTIALS blocks run, and each block's sum of x[i] z[i] over its rows, in
-  the order of its strides, then its warps' shuffles, then the warps in order, to partial[blockIdx.x]
+  z = A x as ellr_mult() computes it (the same row sums: the same bits), over the rows in block-sized strides so that
+  at most MATGPUMAT_MAX_DOT_PARTIALS blocks run, and each block's sum of x[i] z[i] over its rows, in the order of its
+  strides, then MatGPUMatBlockSumToPartial()'s, to partial[blockIdx.x]
 */
 template <int T>
 __global__ void __launch_bounds__(kBlock) ellr_mult_dot(int m, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
 {
-  const long long        total = (long long)m * T;
-  PetscScalar            dot   = 0;
+  const long long total = (long long)m * T;
+  PetscScalar     dot   = 0;
 
   for (long long first = (long long)blockIdx.x * kBlock; first < total; first += (long long)gridDim.x * kBlock) { /* block-uniform */
-    const long long tid  = first + threadIdx.x;
-    const int       row  = (int)(tid / T);
-    const int       lane = (int)(tid % T);
-    PetscScalar     sum  = 0;
+    const long long   tid  = first + threadIdx.x;
+    const int         row  = (int)(tid / T);
+    const int         lane = (int)(tid % T);
+    const PetscScalar sum  = ellr_row_sum<T>(tid < total, m, row, lane, rl, col, val, x);
 
-    if (tid < total) {
-      const int       len    = rl[row];
-      const long long stride = (long long)m * T;
-      long long       s      = (long long)row * T + lane;
-
-      for (int k = lane; k < len; k += T, s += stride) sum += val[s] * __ldg(x + col[s]);
-    }
-    if (T > 1) {
-#pragma unroll
-      for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
-    }
     if (tid < total && lane == 0) {
       z[row] = sum;
       dot += x[row] * sum;

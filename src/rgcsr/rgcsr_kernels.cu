@@ -7,28 +7,25 @@ namespace
 constexpr int kBlock = 256;
 
 /*
-  T lanes per stored row p; lane t reads the row's entries t, t+T, ... below rl[p] (no padding is read).
+  Stored row p's sum, T lanes per row: lane t reads the row's entries t, t+T, ... below rl[p] (no padding is read),
+  then the lanes combine with warp shuffles in a fixed order (bitwise reproducible); the sum ends in lane 0. Every
+  thread of the warp calls it (valid false past the last row), as __shfl_down_sync requires.
   The paper's kernel is T = 1 with one block per group. Here the group of a row is computed, so blocks have a
   fixed 256 threads whatever G and T: with one block per group of 128 rows the kernel needed 44 registers and
   reached 57 % occupancy on the H100 (ncu), against 91 % for 256-thread blocks capped at 32 registers (40
-  for T > 1, where the shuffle reduction would otherwise spill). Lanes
-  combine with warp shuffles in a fixed order: bitwise reproducible. z (and y) are indexed through perm when
-  the rows were reordered.
+  for T > 1, where the shuffle reduction would otherwise spill).
 */
 template <int T>
-__global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+__device__ __forceinline__ PetscScalar rgcsr_row_sum(bool valid, int m, int G, int p, int lane, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x)
 {
-  const long long tid  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const int       p    = (int)(tid / T);
-  const int       lane = (int)(tid % T);
-  PetscScalar     sum  = 0;
+  PetscScalar sum = 0;
 
-  if (p < m) {
+  if (valid) {
     /* 32-bit offsets inside the group (a group holds far fewer than 2^31 slots): fewer registers, no spills */
-    const int                          g = p / G, t = p - g * G, step = min(G, m - g * G) * T, len = rl[p];
-    const PetscScalar *__restrict__    vg = val + gp[g];
-    const int *__restrict__            cg = col + gp[g];
-    int                                s  = t * T + lane;
+    const int                       g = p / G, t = p - g * G, step = min(G, m - g * G) * T, len = rl[p];
+    const PetscScalar *__restrict__ vg = val + gp[g];
+    const int *__restrict__         cg = col + gp[g];
+    int                             s  = t * T + lane;
 
     for (int k = lane; k < len; k += T, s += step) sum += vg[s] * __ldg(x + cg[s]);
   }
@@ -36,6 +33,18 @@ __global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult(int m, int 
 #pragma unroll
     for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
   }
+  return sum;
+}
+
+/* z[i] = (y ? y[i] : 0) + the sum of stored row p, i = perm[p] where the rows were reordered */
+template <int T>
+__global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  const long long   tid  = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const int         p    = (int)(tid / T);
+  const int         lane = (int)(tid % T);
+  const PetscScalar sum  = rgcsr_row_sum<T>(p < m, m, G, p, lane, gp, rl, col, val, x);
+
   if (p < m && lane == 0) {
     const int i = perm ? perm[p] : p;
     z[i]        = y ? y[i] + sum : sum;
@@ -43,9 +52,9 @@ __global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult(int m, int 
 }
 
 /*
-  z = A x as rgcsr_mult() computes it (the same lanes and shuffles: the same bits), the blocks striding over the stored
-  rows so that at most MATGPUMAT_MAX_DOT_PARTIALS run, and each block's sum of x[i] z[i] over its rows (in the order of
-  its strides, then MatGPUMatBlockSumToPartial()'s) to partial[blockIdx.x]: the fused CG's p'Ap in the product's pass
+  z = A x as rgcsr_mult() computes it (the same row sums: the same bits), the blocks striding over the stored rows so
+  that at most MATGPUMAT_MAX_DOT_PARTIALS run, and each block's sum of x[i] z[i] over its rows (in the order of its
+  strides, then MatGPUMatBlockSumToPartial()'s) to partial[blockIdx.x]: the fused CG's p'Ap in the product's pass
 */
 template <int T>
 __global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult_dot(int m, int G, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
@@ -54,23 +63,11 @@ __global__ void __launch_bounds__(kBlock, T == 1 ? 8 : 6) rgcsr_mult_dot(int m, 
   PetscScalar     dot   = 0;
 
   for (long long first = (long long)blockIdx.x * kBlock; first < total; first += (long long)gridDim.x * kBlock) { /* block-uniform */
-    const long long tid  = first + threadIdx.x;
-    const int       p    = (int)(tid / T);
-    const int       lane = (int)(tid % T);
-    PetscScalar     sum  = 0;
+    const long long   tid  = first + threadIdx.x;
+    const int         p    = (int)(tid / T);
+    const int         lane = (int)(tid % T);
+    const PetscScalar sum  = rgcsr_row_sum<T>(tid < total, m, G, p, lane, gp, rl, col, val, x);
 
-    if (tid < total) {
-      const int                       g = p / G, t = p - g * G, step = min(G, m - g * G) * T, len = rl[p];
-      const PetscScalar *__restrict__ vg = val + gp[g];
-      const int *__restrict__         cg = col + gp[g];
-      int                             s  = t * T + lane;
-
-      for (int k = lane; k < len; k += T, s += step) sum += vg[s] * __ldg(x + cg[s]);
-    }
-    if (T > 1) {
-#pragma unroll
-      for (int offset = T / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, T);
-    }
     if (tid < total && lane == 0) {
       const int i = perm ? perm[p] : p;
 
