@@ -176,3 +176,7 @@ check-int64:
 	@env -u PETSC_DIR -u PETSC_ARCH $(MAKE) --no-print-directory BUILD=build-int64 PETSC_CONFIG_FLAGS=--64-bit-indices all
 	@PETSC_DIR=$$(env -u PETSC_DIR -u PETSC_ARCH $(ROOT)/config/petsc.sh --print=dir --cuda-arch=$(CUDA_ARCH) --64-bit-indices) PETSC_ARCH= \
 	  BUILD=build-int64 LIBDIR=$(ROOT)/build-int64/lib FUZZ_SECONDS=0 $(ROOT)/tests/run.sh
+
+# A make variable's value, for tools that compile the way the library does (tools/kernel_equivalence.py)
+print-%:
+	@echo '$($*)'
