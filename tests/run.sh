@@ -112,6 +112,8 @@ if selected cpu-architecture-layers; then
   python3 "$root/tests/check_layers.py" "$root" >"$logs/cpu-architecture-layers.log" 2>&1
   count cpu-architecture-layers $? "$logs/cpu-architecture-layers.log"
 fi
+# tools/kernel_equivalence.py (kernel refactors checked without a GPU) on a file as committed: every kernel the same
+expect cpu-kernel-equivalence-tool '^all kernels the same$' python3 "$root/tools/kernel_equivalence.py" HEAD src/ellr/ellr_kernels.cu
 # the README's options table: one table, every option -help lists (seq types and the MPI type), with its default
 if selected cpu-readme-options-match-help; then
   for t in ellrcuda cmrscuda rgcsrcuda csrcuda autocuda; do "$run" "$build/tests/cpu/test_options_help" -help -mat_type $t >"$logs/help-$t.txt" 2>&1; done
