@@ -201,7 +201,7 @@ template <int S, int U, int E, bool PACKED, bool SPLIT>
 __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
 {
   extern __shared__ unsigned char cmrs_smem[];
-  PetscScalar *acc = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * S * H;
+  PetscScalar *acc = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * (S * H);
   PetscScalar  unused;
 
   scan_warp<S, U, E, PACKED, SPLIT, false>((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp, strips, m, H, sp, col, ris, val, x, y, z, split, acc, unused);
@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, in
   extern __shared__ unsigned char cmrs_smem[];
   const int       warps = blockDim.x / kWarp, warp = threadIdx.x / kWarp;
   const long long groups = (strips + S - 1) / S;
-  PetscScalar    *acc    = reinterpret_cast<PetscScalar *>(cmrs_smem) + warp * S * H;
+  PetscScalar    *acc    = reinterpret_cast<PetscScalar *>(cmrs_smem) + warp * (S * H);
   const SplitArgs none   = {};
   PetscScalar     dot    = 0;
 
