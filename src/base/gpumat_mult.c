@@ -533,10 +533,9 @@ PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
 
   Note:
   Done, and logged as a `MatMult()`, where `A` is one of our sequential matrices whose layout has such a product
-  (`MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`; `MATSEQCMRSCUDA` where its scan kernel runs and splits no long rows), square, with all its rows
-  on the device, and products are not checked on the host
-  (`-mat_gpumat_check_products`); `z` is then bitwise `MatMult()`'s. Elsewhere the caller multiplies and forms the dot
-  itself.
+  (`MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`; `MATSEQCMRSCUDA` where its scan kernel runs and splits no long rows),
+  square, with all its rows on the device, and products are not checked on the host (`-mat_gpumat_check_products`);
+  `z` is then bitwise `MatMult()`'s. Elsewhere the caller multiplies and forms the dot itself.
 
 .seealso: `KSPCGFUSED`, `MatMult()`
 @*/

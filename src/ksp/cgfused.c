@@ -341,8 +341,8 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests, monitors and
    convergence test one for one, with the product, p'w (summed in the product's own pass where the operator is one of
    our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x, r, z and the next
-   sums, and one wait for the host per iteration; sums are in a fixed order (the same bits run to run), so iteration counts are `KSPCG`'s up
-   to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve took. The fused path
+   sums, and one wait for the host per iteration; sums are in a fixed order (the same bits run to run), so iteration
+   counts are `KSPCG`'s up to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve took. The fused path
    does not track `KSPCG`'s objective (`KSPCGGetObjFcn()`), which only trust-region solvers read.
 
 .seealso: [](ch_ksp), `KSPCG`, `KSPCreate()`, `KSPSetType()`, `PCJACOBI`
