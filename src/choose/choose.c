@@ -401,6 +401,18 @@ static PetscErrorCode MatGPUFormatCopyCSR_Auto(Mat A, void *stream, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The built candidate's product with x'z in its pass, where it has one (MatGPUMatMultDot(): asked after the build) */
+static PetscErrorCode MatGPUFormatMultDot_Auto(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+{
+  const MatGPUFormat *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAutoActive_Private(A, &f));
+  *npartial = 0;
+  if (f->multdot) PetscCall(f->multdot(A, args, partial, npartial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The built candidate's block kernel, where it has one (asked before the first build: the rule's candidate's) */
 static PetscErrorCode MatGPUFormatMultBlock_Auto(Mat A, PetscInt n, const MatGPUMultArgs *args, PetscBool *can)
 {
@@ -451,6 +463,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
   .inner          = MatGPUFormatInner_Auto,
   .destroy        = MatGPUFormatDestroy_Auto,
   .copycsr        = MatGPUFormatCopyCSR_Auto,
+  .multdot        = MatGPUFormatMultDot_Auto,
 };
 
 /*MC

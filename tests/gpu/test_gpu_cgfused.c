@@ -64,11 +64,26 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether A's product carries p'Ap: our three formats (CMRS with its scan kernel, which the test matrices get) */
+/* Whether A's product carries p'Ap: our three formats (CMRS with its scan kernel, which the test matrices get), and
+   autocuda where it chose one of them (asked after a product: the choice is made at the build) */
 static PetscErrorCode HasMultDot(Mat A, PetscBool *has)
 {
+  PetscBool auto_;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, has, MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA, ""));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAUTOCUDA, &auto_));
+  if (auto_) {
+    MatType chosen;
+    Vec     x, z;
+
+    PetscCall(MatCreateVecs(A, &x, &z));
+    PetscCall(VecSet(x, 1.0));
+    PetscCall(MatMult(A, x, z));
+    PetscCall(MatAutoCUDAGetChoice(A, &chosen));
+    PetscCall(PetscStrcmpAny(chosen, has, MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA, ""));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&z));
+  } else PetscCall(PetscObjectTypeCompareAny((PetscObject)A, has, MATSEQELLRCUDA, MATSEQCMRSCUDA, MATSEQRGCSRCUDA, ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
