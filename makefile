@@ -52,8 +52,11 @@ CUDA_HOME_DIR = $(patsubst %/bin/nvcc,%,$(CUDAC))
 EXELIBS  = -Wl,-rpath,$(LIBDIR) -L$(LIBDIR) -lpetscgpumat $(PETSC_WITH_EXTERNAL_LIB) -lz
 
 LIB_C    := $(shell find src -name '*.c' | sort)
-LIB_CU   := $(shell find src -name '*.cu' | sort)
-LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU))
+# CMRS's scan kernels: one source compiled into one object per (U, E) (src/cmrs/cmrs_scan.h says why)
+CMRS_SCAN_SRC  := src/cmrs/cmrs_scan_instances.cu
+CMRS_SCAN_OBJS := $(foreach u,1 2 4,$(foreach e,1 2 4,$(BUILD)/obj/src/cmrs/cmrs_scan_u$(u)_e$(e).o))
+LIB_CU   := $(filter-out $(CMRS_SCAN_SRC),$(shell find src -name '*.cu' | sort))
+LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_C)) $(patsubst %.cu,$(BUILD)/obj/%.o,$(LIB_CU)) $(CMRS_SCAN_OBJS)
 HEADERS  := $(shell find include src tests/common tests/reference examples -name "*.h")
 REF_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tests/reference/*.c)))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
@@ -72,6 +75,10 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 $(BUILD)/obj/%.o: %.cu $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(CMRS_SCAN_OBJS): $(BUILD)/obj/src/cmrs/cmrs_scan_u%.o: $(CMRS_SCAN_SRC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -DCMRS_SCAN_U=$(word 1,$(subst _e, ,$*)) -DCMRS_SCAN_E=$(word 2,$(subst _e, ,$*)) -c $< -o $@
 
 $(LIBNAME): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
