@@ -92,6 +92,20 @@ PetscErrorCode MatGPUMatCheckDeviceMemory(Mat A, size_t bytes, const char *what)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The padding guard of a padded layout (ELLPACK-R, RgCSR): a clear error, naming the fill, before anything is
+  allocated, instead of exhausting memory on a few long rows. `layout` names it, `option` is its -mat_..._max_fill
+  (maxfill: largest stored / max(nnz, m) accepted; 0: no limit) and `advice` what the user may do instead.
+*/
+PetscErrorCode MatGPUMatCheckPadding(const char *layout, const char *option, const char *advice, PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
+{
+  PetscFunctionBegin;
+  PetscCheck(maxfill == 0 || (PetscReal)stored <= maxfill * (PetscReal)PetscMax(nnz, m), PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "%s would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (artificial zeros %.0f%% of nnz, fill %.2f > %s %g); the longest row has %" PetscInt_FMT " entries, the mean is %.2f. %s, or raise %s (0: no limit)", layout, stored, nnz,
+             nnz ? 100.0 * (double)(stored - nnz) / (double)nnz : 0.0, (double)stored / (double)PetscMax(nnz, 1), option, (double)maxfill, maxlen, m ? (double)nnz / (double)m : 0.0, advice, option);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
 {
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;

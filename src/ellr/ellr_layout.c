@@ -20,13 +20,11 @@ PetscErrorCode MatELLRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[],
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The padding guard: a clear error, naming the fill, instead of exhausting memory on a few long rows */
+/* The padding guard (the base's, shared with RgCSR) */
 PetscErrorCode MatELLRCheckFill(PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
 {
   PetscFunctionBegin;
-  PetscCheck(maxfill == 0 || (PetscReal)stored <= maxfill * (PetscReal)PetscMax(nnz, m), PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "ELLPACK-R would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (fill %.2f > -mat_ellr_max_fill %g): the longest row has %" PetscInt_FMT " entries, the mean is %.2f. Use -mat_type cmrscuda (no padding), or raise -mat_ellr_max_fill (0: no limit)", stored, nnz,
-             (double)stored / (double)PetscMax(nnz, 1), (double)maxfill, maxlen, m ? (double)nnz / (double)m : 0.0);
+  PetscCall(MatGPUMatCheckPadding("ELLPACK-R", "-mat_ellr_max_fill", "Use -mat_type cmrscuda (no padding)", m, nnz, maxlen, stored, maxfill));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -87,13 +87,11 @@ PetscErrorCode MatRgCSRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[]
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The padding guard: a clear error, naming the fill, instead of exhausting memory */
+/* The padding guard (the base's, shared with ELLPACK-R) */
 PetscErrorCode MatRgCSRCheckFill(PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
 {
   PetscFunctionBegin;
-  PetscCheck(maxfill == 0 || (PetscReal)stored <= maxfill * (PetscReal)PetscMax(nnz, m), PETSC_COMM_SELF, PETSC_ERR_SUP,
-             "RgCSR would store %" PetscCount_FMT " entries for %" PetscCount_FMT " nonzeros (artificial zeros %.0f%% of nnz, fill %.2f > -mat_rgcsr_max_fill %g); the longest row has %" PetscInt_FMT " entries, the mean is %.2f. Try -mat_rgcsr_sort_window (reordering cuts padding), a smaller -mat_rgcsr_group_size, -mat_type cmrscuda (no padding), or raise -mat_rgcsr_max_fill (0: no limit)",
-             stored, nnz, nnz ? 100.0 * (double)(stored - nnz) / (double)nnz : 0.0, (double)stored / (double)PetscMax(nnz, 1), (double)maxfill, maxlen, m ? (double)nnz / (double)m : 0.0);
+  PetscCall(MatGPUMatCheckPadding("RgCSR", "-mat_rgcsr_max_fill", "Try -mat_rgcsr_sort_window (reordering cuts padding), a smaller -mat_rgcsr_group_size, -mat_type cmrscuda (no padding)", m, nnz, maxlen, stored, maxfill));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

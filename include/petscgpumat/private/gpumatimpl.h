@@ -285,6 +285,7 @@ static inline PetscBool MatGPUMatBuildRefused(PetscErrorCode ierr)
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
 PETSC_EXTERN PetscErrorCode MatGPUMatMultDot(Mat, Vec, Vec, PetscScalar *, PetscInt *); /* exported for the tests */
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
+PETSC_INTERN PetscErrorCode MatGPUMatCheckPadding(const char *, const char *, const char *, PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
