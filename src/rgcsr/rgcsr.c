@@ -297,6 +297,9 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
   } else PetscCall(MatRgCSRCUDABuildGroups(A, csr->stream, m, G, T, W, csr->d_ai, &r->d_rl, &r->d_perm, &r->d_gp, &maxlen, &stored));
   if (m < 2) W = 0;
   PetscCall(MatRgCSRCheckFill(m, nnz, maxlen, stored, r->maxfill)); /* before the big allocations */
+  /* the kernels address the slots inside a group with 32-bit offsets (rowgroupcuda.h): the longest row's group must fit */
+  PetscCheck((PetscCount)PetscMin(G, m) * (((maxlen + T - 1) / T) * T) < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "RgCSR: a group of %" PetscInt_FMT " rows padded to the longest row (%" PetscInt_FMT " entries) would hold 2^31 slots or more, beyond the 32-bit offsets of the kernels inside a group. Use a smaller -mat_rgcsr_group_size, or -mat_type cmrscuda (no padding)", PetscMin(G, m), maxlen);
   PetscCall(MatGPUMatCheckDeviceMemory(A, (size_t)stored * (sizeof(int) + sizeof(PetscScalar)), "RgCSR"));
   r->G       = G;
   r->T       = T;

@@ -704,6 +704,55 @@ static PetscErrorCode TestBuildErrors(PetscRandom rnd)
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&B));
   PetscCall(MatDestroy(&A));
+  /* RgCSR's kernels address a group's slots with 32-bit offsets: a group of 1024 rows padded to a row of 2^21 + 1
+     entries (2^31 + 1024 slots) is refused with the guard lifted, before any allocation of the layout */
+  {
+    PetscInt     n = 2200000, len = 2097153, *nnz, *cols;
+    PetscScalar *vals;
+
+    PetscCall(PetscMalloc3(n, &nnz, len, &cols, len, &vals));
+    for (PetscInt i = 0; i < n; i++) nnz[i] = i ? 1 : len;
+    for (PetscInt k = 0; k < len; k++) cols[k] = k, vals[k] = 1.0 / (k + 1);
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, nnz, &A));
+    {
+      PetscInt row = 0;
+      PetscCall(MatSetValues(A, 1, &row, len, cols, vals, INSERT_VALUES));
+    }
+    for (PetscInt i = 1; i < n; i++) PetscCall(MatSetValue(A, i, i, 2.0, INSERT_VALUES));
+    PetscCall(PetscFree3(nnz, cols, vals));
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(A, MATRGCSRCUDA, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatRGCSRCUDASetMaxFill(B, 0));
+    PetscCall(MatRGCSRCUDASetGroupSize(B, 1024));
+    PetscCall(MatCreateVecs(B, &x, &y));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(VecSet(y, 0));
+    PetscCallCUDA(cudaDeviceSynchronize());
+    PetscCallCUDA(cudaMemGetInfo(&free0, &total));
+    TEST_EXPECT_ERROR(&ierr, MatMult(B, x, y));
+    PetscCallCUDA(cudaMemGetInfo(&free1, &total));
+    TEST_CHECK(ierr == PETSC_ERR_SUP, "rgcsrcuda: a group of 1024 rows padded to 2^21 + 1 entries gives PETSC_ERR_SUP (%d)", (int)ierr);
+    TEST_CHECK(free0 == free1, "rgcsrcuda: the group-size error keeps no device memory (%zu -> %zu free)", free0, free1);
+    PetscCall(MatRGCSRCUDASetGroupSize(B, 32)); /* 2^26 + 32 slots in the first group: built */
+    PetscCall(MatMult(B, x, y));
+    {
+      Vec       yh;
+      PetscReal err, ref;
+
+      PetscCall(VecDuplicate(y, &yh));
+      PetscCall(MatMult(A, x, yh));
+      PetscCall(VecNorm(yh, NORM_INFINITY, &ref));
+      PetscCall(VecAXPY(yh, -1.0, y));
+      PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+      TEST_CHECK(err <= 1e-12 * ref, "rgcsrcuda: the same matrix in groups of 32 rows multiplies: error %g of %g", (double)err, (double)ref);
+      PetscCall(VecDestroy(&yh));
+    }
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&B));
+    PetscCall(MatDestroy(&A));
+  }
   /* device memory exhaustion: a padded layout of ~1.2 TB */
   {
     PetscInt    n = 1000000, len = 100000, *cols;
