@@ -23,7 +23,7 @@ FORMATS = {  # folder: what names it in code
 }
 BASE_OWN = re.compile(r"^MatGPUMatCSR")  # the base's device CSR (MatGPUMatCSR, MatGPUMatCSRHold), which every format reads
 BASE_WRITE = re.compile(r"\bg->(\w+)(?:\[[^\]]*\])?\s*(?:=(?!=)|\+=|-=|\+\+|--)")  # g: the base's Mat_GPUMat
-SHARED_HEADERS = ["gpumatimpl.h", "gpumatcuda.h", "petsccompat.h", "rowgroupcuda.h"]
+SHARED_HEADERS = ["gpumatimpl.h", "gpumatcuda.h", "petsccompat.h", "rowgroupcuda.h", "rowgroupimpl.h"]
 
 
 def code_of(path):

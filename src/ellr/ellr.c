@@ -250,7 +250,7 @@ static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The slots back to CSR order (the inverse of the build: MatELLRGatherThread()) */
+/* The slots back to CSR order (the inverse of the build: MatRowGroupGatherThread()) */
 static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
   Mat_SeqELLRCUDA *e;

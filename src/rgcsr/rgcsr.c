@@ -398,7 +398,7 @@ static PetscErrorCode MatGPUFormatMultDot_RgCSR(Mat A, const MatGPUMultArgs *arg
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The slots back to CSR order through the permutation (the inverse of the build: MatRgCSRGatherThread()) */
+/* The slots back to CSR order through the permutation (the inverse of the build: MatRowGroupGatherThread()) */
 static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *can)
 {
   Mat_SeqRGCSRCUDA *r;

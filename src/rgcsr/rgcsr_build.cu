@@ -6,13 +6,13 @@
     max), its slots (the longest row rounded up to T, times its rows) and their offsets (CUB scan). Only the
     stored size and the longest row come back to the host, which checks the padding guard and the free memory
     before the column and value arrays are allocated;
-  - fill: one thread per stored row and lane writes its slots (MatRgCSRFillThread(), shared with the host
+  - fill: one thread per stored row and lane writes its slots (MatRowGroupFillThread(), shared with the host
     emulation); with structure false it refreshes the values only.
-  And its inverse, the gather back to CSR order through the permutation (MatRgCSRGatherThread()), for what reads the
+  And its inverse, the gather back to CSR order through the permutation (MatRowGroupGatherThread()), for what reads the
   device CSR besides the products (the device ILU(0)/ICC(0) factor).
 */
 #include <petscgpumat/private/rgcsrimpl.h>
-#include <petscgpumat/private/gpumatcuda.h>
+#include <petscgpumat/private/rowgroupcuda.h>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -52,21 +52,6 @@ __global__ void __launch_bounds__(kBlock) group_slots(int ngroups, int m, int G,
 
   if (g < ngroups) gp[g] = (PetscCount)((K[g] + T - 1) / T * T) * min(G, m - g * G);
   else if (g == ngroups) gp[g] = 0;
-}
-
-__global__ void __launch_bounds__(kBlock) rgcsr_fill(int m, int G, int T, int structure, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscScalar *__restrict__ aa, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, int *col, PetscScalar *val)
-{
-  const long long tid = (long long)blockIdx.x * kBlock + threadIdx.x;
-
-  if (tid < (long long)m * T) MatRgCSRFillThread(tid, m, G, T, structure, ai, aj, aa, gp, rl, perm, col, val);
-}
-
-/* The layout back to CSR order: one thread per (stored row, lane), see MatRgCSRGatherThread() */
-__global__ void __launch_bounds__(kBlock) rgcsr_gather(int m, int G, int T, const PetscInt *__restrict__ ai, const PetscCount *__restrict__ gp, const int *__restrict__ rl, const int *__restrict__ perm, const int *__restrict__ col, const PetscScalar *__restrict__ val, PetscInt *aj, PetscScalar *aa)
-{
-  const long long tid = (long long)blockIdx.x * kBlock + threadIdx.x;
-
-  if (tid < (long long)m * T) MatRgCSRGatherThread(tid, m, G, T, ai, gp, rl, perm, col, val, aj, aa);
 }
 
 /* the work arrays of the groups step (freed whatever happens) */
@@ -159,22 +144,14 @@ PetscErrorCode MatRgCSRCUDABuildGroups(Mat A, void *stream, PetscInt m, PetscInt
 /* The fill step: structure (col and val) or values only, from the CSR column indices and values on the device */
 PetscErrorCode MatRgCSRCUDALaunchFill(void *s, const Mat_SeqRGCSRCUDA *r, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa)
 {
-  cudaStream_t stream = (cudaStream_t)s;
-
   PetscFunctionBegin;
-  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
-  rgcsr_fill<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, (int)structure, ai, aj, aa, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val);
-  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCall(MatRowGroupLaunchFill((cudaStream_t)s, r->m, r->G, r->T, 0, r->d_gp, r->d_perm, structure, ai, aj, aa, NULL, r->d_col, r->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode MatRgCSRCUDALaunchGather(void *s, const Mat_SeqRGCSRCUDA *r, const PetscInt *ai, PetscInt *aj, PetscScalar *aa)
 {
-  cudaStream_t stream = (cudaStream_t)s;
-
   PetscFunctionBegin;
-  if (!r->m) PetscFunctionReturn(PETSC_SUCCESS);
-  rgcsr_gather<<<blocks_for((long long)r->m * r->T), kBlock, 0, stream>>>((int)r->m, (int)r->G, (int)r->T, ai, r->d_gp, r->d_rl, r->d_perm, r->d_col, r->d_val, aj, aa);
-  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscCall(MatRowGroupLaunchGather((cudaStream_t)s, r->m, r->G, r->T, r->d_gp, r->d_perm, ai, r->d_rl, r->d_col, r->d_val, aj, aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -144,7 +144,7 @@ static PetscErrorCode TestEmulation(void)
         TEST_CHECK(ok && L.width % T == 0 && L.width - L.maxlen < T, "ELLR-T (T=%" PetscInt_FMT ") slots and padding of %s (width %" PetscInt_FMT ", longest row %" PetscInt_FMT ")", T, name, L.width, L.maxlen);
       }
       {
-        /* the device build, thread by thread (MatELLRFillThread(), which the kernel runs), into poisoned arrays
+        /* the device build, thread by thread (MatRowGroupFillThread(), which the kernel runs), into poisoned arrays
            allocated as the device's are (nothing where nothing is stored): bit for bit the host layout; then a
            value refresh with new values */
         int         *rl = NULL, *col = NULL;
@@ -161,7 +161,7 @@ static PetscErrorCode TestEmulation(void)
         same = (PetscBool)((!m || !memcmp(rl, L.rl, (size_t)m * sizeof(int))) && (!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar)))));
         TEST_CHECK(same, "device build of ELLR-T (T=%" PetscInt_FMT ") emulated on %s: bit for bit the host layout", T, name);
         {
-          /* and back to CSR order (the device factor's copy, MatELLRGatherThread()), into poisoned arrays: the CSR */
+          /* and back to CSR order (the device factor's copy, MatRowGroupGatherThread()), into poisoned arrays: the CSR */
           PetscInt    *gj = NULL;
           PetscScalar *ga = NULL;
 

@@ -116,7 +116,7 @@ static PetscErrorCode TestEmulation(void)
         }
         TEST_CHECK(isperm && slots, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " on %s: permutation, window order and slots", G, T, W, name);
         {
-          /* the device build's fill step, thread by thread (MatRgCSRFillThread(), which the kernel runs), from the
+          /* the device build's fill step, thread by thread (MatRowGroupFillThread(), which the kernel runs), from the
              groups step's output (here the host's), into poisoned arrays: bit for bit the host layout; then a value
              refresh with new values */
           int         *col = NULL;
@@ -127,11 +127,11 @@ static PetscErrorCode TestEmulation(void)
           if (L.stored) PetscCall(PetscMalloc3(L.stored, &col, L.stored, &val, L.stored, &ref2));
           if (L.stored) memset(col, 0x5a, (size_t)L.stored * sizeof(int));
           if (L.stored) memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
-          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_TRUE, ai, aj, aa, L.gp, L.rl, L.perm, col, val));
+          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_TRUE, ai, aj, aa, L.gp, L.perm, col, val));
           same = (PetscBool)(!L.stored || (!memcmp(col, L.col, (size_t)L.stored * sizeof(int)) && !memcmp(val, L.val, (size_t)L.stored * sizeof(PetscScalar))));
           TEST_CHECK(same, "device build of RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " emulated on %s: bit for bit the host layout", G, T, W, name);
           {
-            /* and back to CSR order through the permutation (the device factor's copy, MatRgCSRGatherThread()), into
+            /* and back to CSR order through the permutation (the device factor's copy, MatRowGroupGatherThread()), into
                poisoned arrays: the CSR */
             PetscInt    *gj = NULL;
             PetscScalar *ga = NULL;
@@ -150,7 +150,7 @@ static PetscErrorCode TestEmulation(void)
             memset(val, 0x5a, (size_t)L.stored * sizeof(PetscScalar));
             PetscCall(MatRgCSRLayoutFillValues(&L, ai, aa2, ref2));
           }
-          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_FALSE, ai, NULL, aa2, L.gp, L.rl, L.perm, col, val));
+          PetscCall(MatRgCSRLayoutFillEmulate(m, G, T, PETSC_FALSE, ai, NULL, aa2, L.gp, L.perm, col, val));
           same = (PetscBool)(!L.stored || !memcmp(val, ref2, (size_t)L.stored * sizeof(PetscScalar)));
           TEST_CHECK(same, "device value refresh of RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " emulated on %s: bit for bit the host values", G, T, W, name);
           PetscCall(PetscFree(aa2));

@@ -2,28 +2,11 @@
 #include <petscgpumat/private/ellrimpl.h>
 #include "emulate.h"
 
-/*
-  z = A x (+ y) computed the way the kernel does: lane t of row i sums slots t, t+T, ... below rl[i], then the
-  lanes are combined pairwise (lane t += lane t + T/2, then T/4, ...), as the warp shuffle does.
-*/
+/* z = A x (+ y) the way the kernel computes it: the row-group engine's, one group of all rows */
 PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
 {
-  PetscScalar lane[32];
-
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < L->m; i++) {
-    for (PetscInt t = 0; t < L->T; t++) {
-      lane[t] = 0;
-      for (PetscInt k = t; k < L->rl[i]; k += L->T) {
-        const PetscCount s = MatELLRSlot(L->m, L->T, i, k);
-
-        lane[t] += L->val[s] * x[L->col[s]];
-      }
-    }
-    for (PetscInt half = L->T / 2; half > 0; half /= 2)
-      for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
-    z[i] = y ? y[i] + lane[0] : lane[0];
-  }
+  PetscCall(MatRowGroupEmulateMult(L->m, L->m, L->T, NULL, NULL, L->rl, L->col, L->val, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -49,7 +32,7 @@ PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *L, const PetscScalar x[], 
   Level: developer
 
   Note:
-  Every thread runs `MatELLRFillThread()`, the function the device kernel runs, so the CPU tests check the device
+  Every thread runs `MatRowGroupFillThread()`, the function the device kernel runs, so the CPU tests check the device
   build's logic against `MatELLRLayoutCreate()`.
 
 .seealso: `MatELLRLayoutCreate()`, `MATSEQELLRCUDA`
@@ -57,7 +40,7 @@ PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *L, const PetscScalar x[], 
 PetscErrorCode MatELLRLayoutFillEmulate(PetscInt m, PetscInt T, PetscInt width, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], int rl[], int col[], PetscScalar val[])
 {
   PetscFunctionBegin;
-  for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRFillThread(tid, (int)m, (int)T, (int)width, (int)structure, ai, aj, aa, rl, col, val);
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRowGroupFillThread(tid, (int)m, (int)m, (int)T, (int)width, NULL, NULL, (int)structure, ai, aj, aa, rl, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -82,13 +65,13 @@ PetscErrorCode MatELLRLayoutFillEmulate(PetscInt m, PetscInt T, PetscInt width, 
   Level: developer
 
   Note:
-  Every thread runs `MatELLRGatherThread()`, the function the device kernel runs.
+  Every thread runs `MatRowGroupGatherThread()`, the function the device kernel runs.
 
 .seealso: `MatELLRLayoutFillEmulate()`, `MATSEQELLRCUDA`
 @*/
 PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt m, PetscInt T, const PetscInt ai[], const int rl[], const int col[], const PetscScalar val[], PetscInt aj[], PetscScalar aa[])
 {
   PetscFunctionBegin;
-  for (long long tid = 0; tid < (long long)m * T; tid++) MatELLRGatherThread(tid, (int)m, (int)T, ai, rl, col, val, aj, aa);
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRowGroupGatherThread(tid, (int)m, (int)m, (int)T, NULL, NULL, ai, rl, col, val, aj, aa);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,9 +12,10 @@
 PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSSplit *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatRowGroupEmulateMult(PetscInt, PetscInt, PetscInt, const PetscCount[], const int[], const int[], const int[], const PetscScalar[], const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutMult(const MatELLRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], int[], int[], PetscScalar[]);
 PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt, PetscInt, const PetscInt[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
-PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], const int[], int[], PetscScalar[]);
+PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], int[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutGatherEmulate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscCount[], const int[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);

@@ -2,26 +2,11 @@
 #include <petscgpumat/private/rgcsrimpl.h>
 #include "emulate.h"
 
-/* z = A x (+ y) the way the kernel computes it: T lanes per stored row, pairwise lane reduction, z written through perm */
+/* z = A x (+ y) the way the kernel computes it: the row-group engine's, groups of G rows, z written through perm */
 PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
 {
-  PetscScalar lane[32];
-
   PetscFunctionBegin;
-  for (PetscInt p = 0; p < L->m; p++) {
-    const PetscInt i = L->perm ? L->perm[p] : p;
-
-    for (PetscInt t = 0; t < L->T; t++) {
-      lane[t] = 0;
-      for (PetscInt k = t; k < L->rl[p]; k += L->T) {
-        const PetscCount s = MatRgCSRSlot(L, p, k);
-        lane[t] += L->val[s] * x[L->col[s]];
-      }
-    }
-    for (PetscInt half = L->T / 2; half > 0; half /= 2)
-      for (PetscInt t = 0; t < half; t++) lane[t] += lane[t + half];
-    z[i] = y ? y[i] + lane[0] : lane[0];
-  }
+  PetscCall(MatRowGroupEmulateMult(L->m, L->G, L->T, L->gp, L->perm, L->rl, L->col, L->val, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -39,7 +24,6 @@ PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[]
 . aj        - CSR column indices
 . aa        - CSR values
 . gp        - group offsets (`m`/`G` + 1 entries, as `MatRgCSRLayoutCreate()` makes them)
-. rl        - row lengths in stored order
 - perm      - matrix row of each stored row, or `NULL` for no reordering
 
   Output Parameters:
@@ -49,15 +33,15 @@ PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *L, const PetscScalar x[]
   Level: developer
 
   Note:
-  The kernel runs the same function (`MatRgCSRFillThread()`), so the tests compare its result with
+  The kernel runs the same function (`MatRowGroupFillThread()`), so the tests compare its result with
   `MatRgCSRLayoutCreate()` bit for bit without a GPU.
 
 .seealso: `MatRgCSRLayoutCreate()`, `MATSEQRGCSRCUDA`
 @*/
-PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], const PetscCount gp[], const int rl[], const int perm[], int col[], PetscScalar val[])
+PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, PetscBool structure, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], const PetscCount gp[], const int perm[], int col[], PetscScalar val[])
 {
   PetscFunctionBegin;
-  for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRFillThread(tid, (int)m, (int)G, (int)T, (int)structure, ai, aj, aa, gp, rl, perm, col, val);
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRowGroupFillThread(tid, (int)m, (int)G, (int)T, 0, gp, perm, (int)structure, ai, aj, aa, NULL, col, val);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -85,13 +69,13 @@ PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt m, PetscInt G, PetscInt T, Pet
   Level: developer
 
   Note:
-  Every thread runs `MatRgCSRGatherThread()`, the function the device kernel runs.
+  Every thread runs `MatRowGroupGatherThread()`, the function the device kernel runs.
 
 .seealso: `MatRgCSRLayoutFillEmulate()`, `MatRgCSRLayoutCreate()`
 @*/
 PetscErrorCode MatRgCSRLayoutGatherEmulate(PetscInt m, PetscInt G, PetscInt T, const PetscInt ai[], const PetscCount gp[], const int rl[], const int perm[], const int col[], const PetscScalar val[], PetscInt aj[], PetscScalar aa[])
 {
   PetscFunctionBegin;
-  for (long long tid = 0; tid < (long long)m * T; tid++) MatRgCSRGatherThread(tid, (int)m, (int)G, (int)T, ai, gp, rl, perm, col, val, aj, aa);
+  for (long long tid = 0; tid < (long long)m * T; tid++) MatRowGroupGatherThread(tid, (int)m, (int)G, (int)T, gp, perm, ai, rl, col, val, aj, aa);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

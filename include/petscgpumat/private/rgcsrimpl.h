@@ -14,7 +14,7 @@
   group, the lanes of a row side by side when T > 1). rl[p] is the stored row's length: no padding is read.
   Padding holds value 0 and a valid column.
 */
-#include <petscgpumat/private/gpumatimpl.h>
+#include <petscgpumat/private/rowgroupimpl.h>
 
 typedef struct {
   PetscInt     m, n;    /* rows, columns */
@@ -36,53 +36,7 @@ static inline PetscCount MatRgCSRSlot(const MatRgCSRLayout *L, PetscInt p, Petsc
   return L->gp[g] + ((PetscCount)(k / L->T) * Gg + t) * L->T + k % L->T;
 }
 
-#if defined(__CUDACC__)
-  #define MATRGCSR_HOST_DEVICE __host__ __device__
-#else
-  #define MATRGCSR_HOST_DEVICE
-#endif
-
-/*
-  The device build, thread by thread: thread tid = (stored row p, lane) writes the slots lane, lane + T, ... of p up
-  to its group's padded length, the slots MatRgCSRLayoutCreate() makes on the host (consecutive threads of a group,
-  consecutive addresses). gp, rl and perm (NULL: no reordering) are the groups step's output. structure: a build
-  (col and val; padding repeats the row's last column, value 0), else a value refresh (val only, aj unused). The
-  kernel (rgcsr_fill) and the host emulation (MatRgCSRLayoutFillEmulate(), for the CPU tests) both run this function.
-*/
-static inline MATRGCSR_HOST_DEVICE void MatRgCSRFillThread(long long tid, int m, int G, int T, int structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, const PetscCount *gp, const int *rl, const int *perm, int *col, PetscScalar *val)
-{
-  const int        p = (int)(tid / T), lane = (int)(tid % T), g = p / G, t = p - g * G;
-  const int        Gg = m - g * G < G ? m - g * G : G, K = (int)((gp[g + 1] - gp[g]) / Gg), len = rl[p];
-  const PetscInt   start = ai[perm ? perm[p] : p];
-  const int        pad   = structure && len ? (int)aj[start + len - 1] : 0;
-  const PetscCount step  = (PetscCount)Gg * T;
-  PetscCount       s     = gp[g] + (PetscCount)t * T + lane;
-
-  for (int k = lane; k < K; k += T, s += step) {
-    if (structure) col[s] = k < len ? (int)aj[start + k] : pad;
-    val[s] = k < len ? aa[start + k] : (PetscScalar)0;
-  }
-}
-
-/*
-  The inverse of the build, thread by thread: thread tid = (stored row p, lane) copies the slots lane, lane + T, ... of p
-  below its length back to its matrix row's CSR places (columns and values; either output may be NULL), for what
-  reads the device CSR besides the products (the device ILU(0)/ICC(0) factor). The kernel (rgcsr_gather) and the host
-  emulation (MatRgCSRLayoutGatherEmulate()) run this.
-*/
-static inline MATRGCSR_HOST_DEVICE void MatRgCSRGatherThread(long long tid, int m, int G, int T, const PetscInt *ai, const PetscCount *gp, const int *rl, const int *perm, const int *col, const PetscScalar *val, PetscInt *aj, PetscScalar *aa)
-{
-  const int        p = (int)(tid / T), lane = (int)(tid % T), g = p / G, t = p - g * G;
-  const int        Gg = m - g * G < G ? m - g * G : G, len = rl[p];
-  const PetscInt   start = ai[perm ? perm[p] : p];
-  const PetscCount step  = (PetscCount)Gg * T;
-  PetscCount       s     = gp[g] + (PetscCount)t * T + lane;
-
-  for (int k = lane; k < len; k += T, s += step) {
-    if (aj) aj[start + k] = (PetscInt)col[s];
-    if (aa) aa[start + k] = val[s];
-  }
-}
+/* The build and gather threads: the row-group engine's (rowgroupimpl.h) */
 
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt *, PetscCount *);

@@ -12,10 +12,12 @@
     - MatRowGroupOne: one group of all m rows (ELLPACK-R: gp[0] = 0, Gg = m), 64-bit offsets;
     - MatRowGroupGrouped: groups of G rows at offsets gp[g] (RgCSR), 32-bit offsets inside a group (a group holds
       fewer than 2^31 slots: checked by the format's build), and perm[p], the matrix row of stored row p (NULL: none).
-  Each product is one kernel template over T and the geometry; T lanes of a row combine with warp shuffles in a fixed
+  The build and its inverse are one kernel each over MatRowGroupFillThread() and MatRowGroupGatherThread()
+  (rowgroupimpl.h, C: the host emulations run them too). Each product is one kernel template over T and the geometry; T lanes of a row combine with warp shuffles in a fixed
   order, so results are bitwise reproducible, and equal to the formats' host emulations (tests/reference/).
 */
 #include <petscgpumat/private/gpumatcuda.h>
+#include <petscgpumat/private/rowgroupimpl.h>
 
 #define MATROWGROUP_BLOCK 256 /* threads per block: 256/T rows */
 
@@ -175,6 +177,24 @@ __global__ void __launch_bounds__(MATROWGROUP_BLOCK) rowgroup_mult_block(Geometr
   for (int k = 0; k < NV; k++) z[i + (long long)k * ldz] = acc[k];
 }
 
+/* The build or value refresh, one thread per (stored row, lane); ONE_GROUP compiles the groups away (ELLPACK-R) */
+template <bool ONE_GROUP>
+__global__ void __launch_bounds__(MATROWGROUP_BLOCK) rowgroup_fill(int m, int G, int T, int width, const PetscCount *__restrict__ gp, const int *__restrict__ perm, int structure, const PetscInt *__restrict__ ai, const PetscInt *__restrict__ aj, const PetscScalar *__restrict__ aa, int *rl, int *col, PetscScalar *val)
+{
+  const long long tid = (long long)blockIdx.x * MATROWGROUP_BLOCK + threadIdx.x;
+
+  if (tid < (long long)m * T) MatRowGroupFillThread(tid, m, G, T, width, ONE_GROUP ? nullptr : gp, ONE_GROUP ? nullptr : perm, structure, ai, aj, aa, rl, col, val);
+}
+
+/* The layout back to CSR order, one thread per (stored row, lane) */
+template <bool ONE_GROUP>
+__global__ void __launch_bounds__(MATROWGROUP_BLOCK) rowgroup_gather(int m, int G, int T, const PetscCount *__restrict__ gp, const int *__restrict__ perm, const PetscInt *__restrict__ ai, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, PetscInt *aj, PetscScalar *aa)
+{
+  const long long tid = (long long)blockIdx.x * MATROWGROUP_BLOCK + threadIdx.x;
+
+  if (tid < (long long)m * T) MatRowGroupGatherThread(tid, m, G, T, ONE_GROUP ? nullptr : gp, ONE_GROUP ? nullptr : perm, ai, rl, col, val, aj, aa);
+}
+
 /* launch(std::integral_constant<int, T>{}) for threads per row T in 1, 2, 4, ..., 32 */
 template <class Launch>
 PetscErrorCode MatRowGroupWithT(PetscInt T, Launch &&launch)
@@ -245,5 +265,30 @@ static inline PetscErrorCode MatRowGroupLaunchMultBlock(cudaStream_t stream, Pet
   PetscCheck(T == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The block kernel needs one thread per row, not %" PetscInt_FMT, T);
   if (!geo.m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatLaunchBlockWidth(nv, stream, [&](auto w) { rowgroup_mult_block<decltype(w)::value><<<nb, MATROWGROUP_BLOCK, 0, stream>>>(geo, rl, col, val, x, (int)ldx, z, (int)ldz); }));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The build (structure) or value refresh from the device CSR, and the gather back to it; gp NULL: one group of all m rows padded to width */
+static inline PetscErrorCode MatRowGroupLaunchFill(cudaStream_t stream, PetscInt m, PetscInt G, PetscInt T, PetscInt width, const PetscCount *gp, const int *perm, PetscBool structure, const PetscInt *ai, const PetscInt *aj, const PetscScalar *aa, int *rl, int *col, PetscScalar *val)
+{
+  const unsigned int nb = MatRowGroupBlocks((long long)m * T);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gp) rowgroup_fill<false><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, (int)width, gp, perm, (int)structure, ai, aj, aa, rl, col, val);
+  else rowgroup_fill<true><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, (int)width, gp, perm, (int)structure, ai, aj, aa, rl, col, val);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode MatRowGroupLaunchGather(cudaStream_t stream, PetscInt m, PetscInt G, PetscInt T, const PetscCount *gp, const int *perm, const PetscInt *ai, const int *rl, const int *col, const PetscScalar *val, PetscInt *aj, PetscScalar *aa)
+{
+  const unsigned int nb = MatRowGroupBlocks((long long)m * T);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gp) rowgroup_gather<false><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, gp, perm, ai, rl, col, val, aj, aa);
+  else rowgroup_gather<true><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, gp, perm, ai, rl, col, val, aj, aa);
+  PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
