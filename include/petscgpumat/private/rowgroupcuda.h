@@ -1,8 +1,8 @@
 #pragma once
 
 /*
-  The row-group engine: the products of a padded, column-major layout of row groups, written once for the formats
-  built on it (ELLPACK-R and RgCSR). A group of Gg stored rows is padded to K slots a row (a multiple of T) and stored
+  The row-group engine's kernels: the build and products of a padded, column-major layout of row groups, written
+  once for the formats built on it (ELLPACK-R and RgCSR). A group of Gg stored rows is padded to K slots a row (a multiple of T) and stored
   column-major with the T lanes of a row side by side, so that consecutive threads read consecutive addresses:
 
       slot(stored row t of group g, entry k) = gp[g] + ((k / T) * Gg + t) * T + k % T
@@ -13,8 +13,9 @@
     - MatRowGroupGrouped: groups of G rows at offsets gp[g] (RgCSR), 32-bit offsets inside a group (a group holds
       fewer than 2^31 slots: checked by the format's build), and perm[p], the matrix row of stored row p (NULL: none).
   The build and its inverse are one kernel each over MatRowGroupFillThread() and MatRowGroupGatherThread()
-  (rowgroupimpl.h, C: the host emulations run them too). Each product is one kernel template over T and the geometry; T lanes of a row combine with warp shuffles in a fixed
-  order, so results are bitwise reproducible, and equal to the formats' host emulations (tests/reference/).
+  (rowgroupimpl.h, C: the host emulations run them too). Each product is one kernel template over T and the
+  geometry; the T lanes of a row combine with warp shuffles in a fixed order, so results are bitwise reproducible,
+  and equal to the host emulations (tests/reference/).
 */
 #include <petscgpumat/private/gpumatcuda.h>
 #include <petscgpumat/private/rowgroupimpl.h>
