@@ -311,20 +311,6 @@ void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const
   *npartial = (PetscInt)blocks;
 }
 
-/* f(std::integral_constant<int, V>{}) for the V among Vs that v is, or an error naming the parameter */
-template <int... Vs, class F>
-PetscErrorCode with_constant(PetscInt v, const char *what, F &&f)
-{
-  PetscErrorCode ierr = PETSC_SUCCESS;
-  bool           done = false;
-
-  PetscFunctionBegin;
-  ((!done && v == Vs ? (ierr = f(std::integral_constant<int, Vs>{}), done = true) : false), ...);
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported CMRS %s %" PetscInt_FMT, what, v);
-  PetscCall(ierr);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 } // namespace
 
 /* The scan product (and with x'z) for one (U, E): defined for each in its own object, cmrs_scan_instances.cu */

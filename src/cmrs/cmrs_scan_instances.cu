@@ -12,7 +12,7 @@ template <int U, int E>
 PetscErrorCode MatCMRSScanLaunchMult_Private(cudaStream_t stream, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   PetscFunctionBegin;
-  PetscCall(with_constant<1, 2, 4, 8, 16, 32>(c->warp_strips, "strips per warp", [&](auto s) {
+  PetscCall(MatGPUMatWithConstant<1, 2, 4, 8, 16, 32>(c->warp_strips, "CMRS strips per warp", [&](auto s) {
     launch_scan<decltype(s)::value, U, E>(c, stream, x, y, z);
     return PETSC_SUCCESS;
   }));
@@ -23,7 +23,7 @@ template <int U, int E>
 PetscErrorCode MatCMRSScanLaunchMultDot_Private(cudaStream_t stream, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
 {
   PetscFunctionBegin;
-  PetscCall(with_constant<1, 2, 4, 8, 16, 32>(c->warp_strips, "strips per warp", [&](auto s) {
+  PetscCall(MatGPUMatWithConstant<1, 2, 4, 8, 16, 32>(c->warp_strips, "CMRS strips per warp", [&](auto s) {
     if (c->packed) launch_scan_dot_kernel<decltype(s)::value, U, E, true>(c, stream, x, z, partial, npartial);
     else launch_scan_dot_kernel<decltype(s)::value, U, E, false>(c, stream, x, z, partial, npartial);
     return PETSC_SUCCESS;

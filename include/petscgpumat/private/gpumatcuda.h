@@ -55,24 +55,39 @@ __device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, Pets
 #include <type_traits>
 
 /*
-  Block kernels are templates on the block width NV (the accumulators live in registers): this calls
-  launch(std::integral_constant<int, NV>{}) for the run-time width nv in 1..MATGPUMAT_MAX_BLOCK, then checks the launch.
+  Kernels are templates on small parameters (threads per row, block width, CMRS's unroll...): this calls
+  f(std::integral_constant<int, V>{}) for the V among Vs that the run-time v is, or errors naming `what`.
+  f returns a PetscErrorCode, or nothing (a launch).
 */
+template <int V, class F>
+static inline PetscErrorCode MatGPUMatCallWithConstant_Private(F &f)
+{
+  if constexpr (std::is_void_v<std::invoke_result_t<F &, std::integral_constant<int, V>>>) {
+    f(std::integral_constant<int, V>{});
+    return PETSC_SUCCESS;
+  } else return f(std::integral_constant<int, V>{});
+}
+
+template <int... Vs, class F>
+static inline PetscErrorCode MatGPUMatWithConstant(PetscInt v, const char *what, F &&f)
+{
+  PetscErrorCode ierr = PETSC_SUCCESS;
+  bool           done = false;
+
+  PetscFunctionBegin;
+  ((!done && v == Vs ? (ierr = MatGPUMatCallWithConstant_Private<Vs>(f), done = true) : false), ...);
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported %s %" PetscInt_FMT, what, v);
+  PetscCall(ierr);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Block kernels are templates on the block width NV (their accumulators live in registers): launch for nv in
+   1..MATGPUMAT_MAX_BLOCK, then check the launch */
 template <typename Launch>
 static inline PetscErrorCode MatGPUMatLaunchBlockWidth(PetscInt nv, cudaStream_t stream, Launch &&launch)
 {
   PetscFunctionBegin;
-  switch (nv) {
-  case 1: launch(std::integral_constant<int, 1>{}); break;
-  case 2: launch(std::integral_constant<int, 2>{}); break;
-  case 3: launch(std::integral_constant<int, 3>{}); break;
-  case 4: launch(std::integral_constant<int, 4>{}); break;
-  case 5: launch(std::integral_constant<int, 5>{}); break;
-  case 6: launch(std::integral_constant<int, 6>{}); break;
-  case 7: launch(std::integral_constant<int, 7>{}); break;
-  case 8: launch(std::integral_constant<int, 8>{}); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported block of %" PetscInt_FMT " vectors", nv);
-  }
+  PetscCall(MatGPUMatWithConstant<1, 2, 3, 4, 5, 6, 7, 8>(nv, "block of vectors, width", launch));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

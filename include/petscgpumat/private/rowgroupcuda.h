@@ -201,15 +201,7 @@ template <class Launch>
 PetscErrorCode MatRowGroupWithT(PetscInt T, Launch &&launch)
 {
   PetscFunctionBegin;
-  switch (T) {
-  case 1: launch(std::integral_constant<int, 1>{}); break;
-  case 2: launch(std::integral_constant<int, 2>{}); break;
-  case 4: launch(std::integral_constant<int, 4>{}); break;
-  case 8: launch(std::integral_constant<int, 8>{}); break;
-  case 16: launch(std::integral_constant<int, 16>{}); break;
-  case 32: launch(std::integral_constant<int, 32>{}); break;
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "Unsupported threads per row %" PetscInt_FMT, T);
-  }
+  PetscCall(MatGPUMatWithConstant<1, 2, 4, 8, 16, 32>(T, "threads per row", launch));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
