@@ -251,6 +251,8 @@ prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda
 # KSPCGFUSED's fused iterations against KSPCG (iterations, reasons, solutions; the same bits run to run)
 prog gpu-cgfused "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rgcsrcuda,autocuda,aijcusparse -malloc_dump -checkfunctionlist
+# the same on 2 ranks: the parallel types, p'w and the sums reduced over the ranks
+prog gpu-cgfused-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rgcsrcuda,aijcusparse -malloc_dump -checkfunctionlist
 # compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
 prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
 # the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)

@@ -64,9 +64,11 @@ if has bench; then
   } 2>&1 | tee "$out/bench.txt"
 fi
 if has cgfused; then
-  # KSPCGFUSED against KSPCG (issue #16): CG + Jacobi on the Laplacians, each KSP type with aijcusparse and ours, one run
+  # KSPCGFUSED against KSPCG (issue #16): CG + Jacobi on the Laplacians, each KSP type with aijcusparse and ours, one run;
+  # on a machine of several GPUs also 2 ranks, one per GPU (CGFUSED_MPI_ONLY=1: only that)
   {
-    for p in "-problem lap3d7 -n 150" "-problem lap2d5 -n 2000"; do
+    [[ ${CGFUSED_MPI_ONLY:-0} == 1 ]] && problems=() || problems=("-problem lap3d7 -n 150" "-problem lap2d5 -n 2000")
+    for p in "${problems[@]}"; do
       for k in cg cgfused; do
         timeout 150 tests/mpienv.sh build/examples/bench_spmv $p -reps 20 -types aijcusparse,sellcuda,cmrscuda,ellrcuda,rgcsrcuda -ksp $k -ksp_max_it 5000 -csv "$work/b.csv"
         cat "$work/b.csv" >>"$out/cgfused.csv"
@@ -76,6 +78,10 @@ if has cgfused; then
       timeout 200 tests/mpienv.sh build/examples/solve $p -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda:cgfused,rgcsrcuda:cgfused -repeat 3 -check
       echo
     done
+    if (($(nvidia-smi -L | wc -l) >= 2)); then
+      # the 2-rank target: a 3-D Laplacian of 16 M rows, mpiaijcusparse + KSPCG the baseline
+      timeout 300 tests/mpienv.sh mpiexec -n 2 build/examples/solve -problem lap3d7 -n 252 -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda,ellrcuda:cgfused,rgcsrcuda:cgfused -repeat 3 -check
+    fi
   } 2>&1 | tee "$out/cgfused.txt"
 fi
 if has sweep; then

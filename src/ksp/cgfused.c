@@ -1,8 +1,8 @@
 /*
   KSPCGFUSED: PETSc's KSPCG, whose object it is (KSPCreate_CG() makes it; options, view, eigenvalue estimates, trust
   region and single reduction stay PETSc's), with one solve of its own: when the fast path applies (below), each
-  iteration is the product, p'w, one update kernel (x, r, z and the next sums) and one host synchronisation; else
-  PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
+  iteration is the product, p'w, one update kernel (x, r, z and the next sums) and one host synchronisation (on several
+  ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
 */
 #include <petscgpuksp.h>
 #include <petsc/private/kspimpl.h>
@@ -136,23 +136,27 @@ static PetscErrorCode KSPDestroy_CGFused(KSP ksp)
 }
 
 /* Whether this solve takes the fast path: the conditions under which it is KSPSolve_CG() step for step */
-static PetscErrorCode KSPCGFusedApplies(KSP ksp, KSP_CGFused *f, PetscBool *fast, PetscBool *jacobi)
+static PetscErrorCode KSPCGFusedApplies(KSP ksp, KSP_CGFused *f, PetscBool *fast, PetscBool *jacobi, PetscBool *parallel)
 {
-  PetscBool cuda = PETSC_TRUE, none = PETSC_FALSE;
-  Vec       v[]  = {ksp->vec_sol, ksp->vec_rhs, ksp->work[0], ksp->work[1], ksp->work[2]};
+  PetscBool   cuda = PETSC_TRUE, none = PETSC_FALSE;
+  Vec         v[]  = {ksp->vec_sol, ksp->vec_rhs, ksp->work[0], ksp->work[1], ksp->work[2]};
+  PetscMPIInt size;
 
   PetscFunctionBegin;
-  *fast = *jacobi = PETSC_FALSE;
+  *fast = *jacobi = *parallel = PETSC_FALSE;
   if (PetscDefined(USE_COMPLEX) || !f->fast || f->radius != 0.0 || f->objective < 0.0 || f->single_reduction || ksp->calc_sings) PetscFunctionReturn(PETSC_SUCCESS);
   if (ksp->normtype != KSP_NORM_PRECONDITIONED && ksp->normtype != KSP_NORM_UNPRECONDITIONED && ksp->normtype != KSP_NORM_NATURAL) PetscFunctionReturn(PETSC_SUCCESS);
   if (ksp->chknorm >= 2 || ksp->pc_side != PC_LEFT) PetscFunctionReturn(PETSC_SUCCESS);
+  /* CUDA vectors: VECSEQCUDA, or VECMPICUDA, whose local parts the kernels update and whose sums are then reduced */
   for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(v); k++) {
     PetscBool is;
 
-    PetscCall(PetscObjectTypeCompare((PetscObject)v[k], VECSEQCUDA, &is));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v[k], &is, VECSEQCUDA, VECMPICUDA, ""));
     cuda = (PetscBool)(cuda && is);
   }
   if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)ksp->vec_sol), &size));
+  *parallel = (PetscBool)(size > 1);
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCNONE, &none));
   PetscCall(PetscObjectTypeCompare((PetscObject)ksp->pc, PCJACOBI, jacobi));
   *fast = (PetscBool)(none || *jacobi);
@@ -161,9 +165,26 @@ static PetscErrorCode KSPCGFusedApplies(KSP ksp, KSP_CGFused *f, PetscBool *fast
 
 #define KSPCGFusedDot(x, y, a) VecTDot(x, y, a) /* KSPCG's VecXDot for KSP_CG_SYMMETRIC: real scalars only here */
 
-/* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused */
-static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi)
+/*
+  On several ranks, p'w (this rank's part in scalars[0]) summed over the ranks before the update reads it: to the host,
+  one MPI reduction, back to the device. KSPCG's dependency chain (p'w before the update, z'r before the next
+  direction) leaves two reductions an iteration; one would need a reformulated CG (KSPCG's single reduction), which
+  rounds differently.
+*/
+static PetscErrorCode KSPCGFusedReduceDot(MPI_Comm comm, PetscDeviceContext dctx, void *stream, KSPCGFusedWork *work)
 {
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedCopyScalar(stream, work, PETSC_TRUE));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, work->host, 1, MPIU_SCALAR, MPIU_SUM, comm));
+  PetscCall(KSPCGFusedCopyScalar(stream, work, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused */
+static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi, PetscBool parallel)
+{
+  MPI_Comm           comm = PetscObjectComm((PetscObject)ksp->vec_sol);
   PetscInt           i, n;
   PetscScalar        dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold;
   PetscReal          dp = 0.0;
@@ -263,13 +284,16 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
     if (Dinv) PetscCall(VecCUDAGetArrayRead(Dinv, &d));
     if (np) PetscCall(KSPCGFusedLaunchFinishDot(stream, np, &f->work)); /* dpi <- p'w from the product's partial sums */
     else PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work));      /* dpi <- p'w */
+    if (parallel) PetscCall(KSPCGFusedReduceDot(comm, dctx, stream, &f->work));
     PetscCall(KSPCGFusedLaunchUpdate(stream, n, betaold, dpiold, (PetscBool)(i > 0), sum, x, p, r, z, d, &f->work));
     if (Dinv) PetscCall(VecCUDARestoreArrayRead(Dinv, &d));
     PetscCall(VecCUDARestoreArray(P, &p));
     PetscCall(VecCUDARestoreArray(W, &z));
     PetscCall(VecCUDARestoreArray(R, &r));
     PetscCall(VecCUDARestoreArray(X, &x));
-    PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait: dpi, the norm and z'r on the host */
+    PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait (two on several ranks): dpi, the norm and z'r on the host */
+    /* the norm and z'r over the ranks, on every rank before any test can stop it (dpi is the same on all) */
+    if (parallel) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, f->work.host + 1, 2, MPIU_SCALAR, MPIU_SUM, comm));
     dpi = f->work.host[0];
     KSPCheckDot(ksp, dpi); /* the update kernel changed nothing then, as KSPSolve_CG() stops before it */
     if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
@@ -309,15 +333,15 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
 static PetscErrorCode KSPSolve_CGFused(KSP ksp)
 {
   KSP_CGFused *f;
-  PetscBool    fast, jacobi;
+  PetscBool    fast, jacobi, parallel;
 
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
-  PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi));
+  PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi, &parallel));
   f->last_fast = fast;
   f->last_dot  = PETSC_FALSE;
   f->solves++;
-  if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi));
+  if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi, parallel));
   else PetscCall(f->solve_cg(ksp));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -335,15 +359,17 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
 
    Notes:
    The object is a `KSPCG`: its options, `KSPView()`, eigenvalue estimates, trust region (`KSPCGSetRadius()`) and
-   single reduction are PETSc's. A solve takes the fused path when the vectors are `VECSEQCUDA`, the preconditioner
-   is `PCNONE` or `PCJACOBI` (applied from its own inverse diagonal), the norm is preconditioned, unpreconditioned or
-   natural, the scalars are real, and no trust region, objective target, single reduction or singular-value estimate
-   is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests, monitors and
-   convergence test one for one, with the product, p'w (summed in the product's own pass where the operator is one of
-   our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x, r, z and the next
-   sums, and one wait for the host per iteration; sums are in a fixed order (the same bits run to run), so iteration
-   counts are `KSPCG`'s up to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve took. The fused path
-   does not track `KSPCG`'s objective (`KSPCGGetObjFcn()`), which only trust-region solvers read.
+   single reduction are PETSc's. A solve takes the fused path when the vectors are `VECSEQCUDA` or `VECMPICUDA`, the
+   preconditioner is `PCNONE` or `PCJACOBI` (applied from its own inverse diagonal), the norm is preconditioned,
+   unpreconditioned or natural, the scalars are real, and no trust region, objective target, single reduction or
+   singular-value estimate is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests,
+   monitors and convergence test one for one, with the product, p'w (summed in the product's own pass where the
+   operator is one of our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x,
+   r, z and the next sums, and one wait for the host per iteration. On several ranks there are two: p'w, then the norm
+   and z'r, each summed over the ranks by one MPI reduction, where `KSPCG` reduces three times. Sums are in a fixed
+   order (the same bits run to run; on several ranks as far as the MPI library's reduction is), so iteration counts
+   are `KSPCG`'s up to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve
+   took. The fused path does not track `KSPCG`'s objective (`KSPCGGetObjFcn()`), which only trust-region solvers read.
 
 .seealso: [](ch_ksp), `KSPCG`, `KSPCreate()`, `KSPSetType()`, `PCJACOBI`
 M*/

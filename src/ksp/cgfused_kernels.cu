@@ -175,3 +175,11 @@ PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, PetscScalar beta
   PetscCall(PetscLogGpuFlops((dinv ? 9.0 : 8.0) * n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode KSPCGFusedCopyScalar(void *stream, KSPCGFusedWork *work, PetscBool tohost)
+{
+  PetscFunctionBegin;
+  if (tohost) PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+  else PetscCallCUDA(cudaMemcpyAsync(work->scalars, work->host, sizeof(PetscScalar), cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,13 +1,13 @@
 static const char help[] = "KSPCGFUSED against PETSc's KSPCG: the same iterations, reasons and solutions.\n"
                            "  -host   host vectors and AIJ (CI: PETSc's own CG must run, bit for bit); else CUDA vectors (the fused path)\n"
-                           "  -types cmrscuda,aijcusparse   matrix types of the GPU comparisons\n";
+                           "  -types cmrscuda,aijcusparse   matrix types of the GPU comparisons (on several ranks: their parallel types)\n";
 
 #include <petscksp.h>
 #include <petscgpumat.h>
 #include <petscgpuksp.h>
 #include <petscdevice_cuda.h>
 #include <petscgpumat/private/gpumatimpl.h> /* MatGPUMatMultDot(), MATGPUMAT_MAX_DOT_PARTIALS */
-#include "../common/testutil.h"
+#include "../common/mpiutil.h"
 
 typedef struct {
   const char *pc;
@@ -32,7 +32,7 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecCopy(bhost, b));
   if (c->guess) PetscCall(VecSet(x, 0.25));
-  PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
   PetscCall(KSPSetOperators(ksp, A, A));
   PetscCall(KSPSetType(ksp, ksptype));
   PetscCall(KSPGetPC(ksp, &pc));
@@ -87,20 +87,46 @@ static PetscErrorCode HasMultDot(Mat A, PetscBool *has)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* KSPCG and KSPCGFUSED on A for every configuration: `exact` asks for the same bits (PETSc's CG on both sides) */
-static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBool expect_fused)
+/* Whether x and y agree to the bit or, where A's own products are not the same bits run to run, to 1e-10 of y's norm */
+static PetscErrorCode Agree(Vec x, Vec y, PetscBool repeatable, PetscBool *agree)
+{
+  Vec       d;
+  PetscReal diff, nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecEqual(x, y, agree));
+  if (*agree || repeatable) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecDuplicate(x, &d));
+  PetscCall(VecWAXPY(d, -1.0, x, y));
+  PetscCall(VecNorm(d, NORM_2, &diff));
+  PetscCall(VecNorm(y, NORM_2, &nrm));
+  *agree = (PetscBool)(diff <= 1e-10 * nrm);
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  KSPCG and KSPCGFUSED on A for every configuration: `exact` asks for the same bits (PETSc's CG on both sides);
+  `repeatable`: A's products give the same bits run to run, so must two solves (cuSPARSE's default CSR SpMV does not
+  promise it: mpiaijcusparse on 2 ranks gave KSPCG two different results on the random matrix)
+*/
+static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBool expect_fused, PetscBool repeatable)
 {
   const char *pcs[]   = {PCNONE, PCJACOBI, PCSOR};
   KSPNormType norms[] = {KSP_NORM_PRECONDITIONED, KSP_NORM_UNPRECONDITIONED, KSP_NORM_NATURAL};
   Vec         bhost;
-  PetscInt    m;
+  PetscInt    m, M, lo, hi;
   PetscBool   hasdot;
 
   PetscFunctionBeginUser;
   PetscCall(HasMultDot(A, &hasdot));
-  PetscCall(MatGetSize(A, &m, NULL));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &bhost));
-  for (PetscInt i = 0; i < m; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetSize(A, &M, NULL));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), &bhost)); /* a host vector of A's row layout */
+  PetscCall(VecSetSizes(bhost, m, M));
+  PetscCall(VecSetType(bhost, VECSTANDARD));
+  PetscCall(VecGetOwnershipRange(bhost, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(bhost, i, PetscSinReal(1.0 + i), INSERT_VALUES));
   PetscCall(VecAssemblyBegin(bhost));
   PetscCall(VecAssemblyEnd(bhost));
   for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(pcs); p++)
@@ -119,7 +145,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         dot1 = last_view_dot;
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x2, &it2, &r2, &f2));
         TEST_CHECK(dot1 == (PetscBool)(f1 && hasdot), "%s, PC %s, norm %s, %s guess: p'Ap %s", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", dot1 ? "from the product's pass" : "by its own kernel");
-        PetscCall(VecEqual(x1, x2, &again));
+        PetscCall(Agree(x1, x2, repeatable, &again));
         if (exact) PetscCall(VecEqual(x0, x1, &same));
         PetscCall(VecAXPY(x1, -1.0, x0));
         PetscCall(VecNorm(x1, NORM_2, &diff));
@@ -127,7 +153,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         if (exact) TEST_CHECK(same && it0 == it1 && r0 == r1 && !f1, "%s, PC %s, norm %s, %s guess: KSPCGFUSED is PETSc's CG here (%" PetscInt_FMT " and %" PetscInt_FMT " iterations, reasons %s and %s, same bits: %s)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", it0, it1, KSPConvergedReasons[r0], KSPConvergedReasons[r1], same ? "yes" : "no");
         else
           TEST_CHECK(f1 == fast && PetscAbsInt(it0 - it1) <= 1 && r0 == r1 && diff <= 1e-7 * nrm, "%s, PC %s, norm %s, %s guess: KSPCGFUSED (%s) %" PetscInt_FMT " iterations (%s) against KSPCG's %" PetscInt_FMT " (%s); solutions differ by %.2e of their norm", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", f1 ? "fused" : "PETSc's CG", it1, KSPConvergedReasons[r1], it0, KSPConvergedReasons[r0], (double)(nrm > 0 ? diff / nrm : diff));
-        TEST_CHECK(again && it1 == it2, "%s, PC %s, norm %s, %s guess: two KSPCGFUSED solves give the same bits and iterations", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero");
+        TEST_CHECK(again && (it1 == it2 || (!repeatable && PetscAbsInt(it1 - it2) <= 1)), "%s, PC %s, norm %s, %s guess: two KSPCGFUSED solves give the same %s and iterations", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "bits" : "solution");
         if (!exact) { /* -ksp_cgfused_fast 0: PETSc's CG itself, on the same CUDA vectors */
           Vec                x3;
           PetscInt           it3;
@@ -137,8 +163,8 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
           PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_fast", "0"));
           PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x3, &it3, &r3, &f3));
           PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_fast"));
-          PetscCall(VecEqual(x0, x3, &same3));
-          TEST_CHECK(!f3 && same3 && it3 == it0 && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG to the bit (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", it0, it3);
+          PetscCall(Agree(x3, x0, repeatable, &same3));
+          TEST_CHECK(!f3 && same3 && (it3 == it0 || (!repeatable && PetscAbsInt(it3 - it0) <= 1)) && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG %s (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "to the bit" : "(its products are not the same bits run to run)", it0, it3);
           PetscCall(VecDestroy(&x3));
         }
         PetscCall(VecDestroy(&x0));
@@ -305,24 +331,26 @@ static PetscErrorCode CheckWrapper(void)
 
 int main(int argc, char **argv)
 {
-  PetscBool host = PETSC_FALSE, gpu, flg;
-  char      reason[256], *types[8];
-  PetscInt  ntypes = 8;
+  PetscBool   host = PETSC_FALSE, gpu, flg;
+  char        reason[256], *types[8];
+  PetscInt    ntypes = 8;
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscGPUMatInitializePackage());
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-host", &host, NULL));
   if (host) {
     Mat A;
 
     PetscCall(TestCreateLaplacian(2, 30, &A));
-    PetscCall(Compare(A, "2-D 5-point 30x30, AIJ, host vectors", PETSC_TRUE, PETSC_FALSE));
+    PetscCall(Compare(A, "2-D 5-point 30x30, AIJ, host vectors", PETSC_TRUE, PETSC_FALSE, PETSC_TRUE));
     PetscCall(MatDestroy(&A));
     PetscCall(TestCreateLaplacian(3, 10, &A));
     PetscCall(MatSetType(A, MATSEQCMRSCUDA)); /* ours on host vectors: products on the host, PETSc's CG */
     PetscCall(MatSetVecType(A, VECSTANDARD));  /* host vectors on a GPU machine too (else MatCreateVecs() gives CUDA ones) */
-    PetscCall(Compare(A, "3-D 7-point 10^3, cmrscuda, host vectors", PETSC_TRUE, PETSC_FALSE));
+    PetscCall(Compare(A, "3-D 7-point 10^3, cmrscuda, host vectors", PETSC_TRUE, PETSC_FALSE, PETSC_TRUE));
     PetscCall(MatDestroy(&A));
     PetscCall(CompareIndefinite(MATSEQAIJ, PETSC_FALSE));
     PetscCall(CheckWrapper());
@@ -342,31 +370,40 @@ int main(int argc, char **argv)
       const char *problems[] = {"2-D 5-point 60x60", "3-D 7-point 16^3", "random SPD 3000 (diagonally dominant)"};
 
       for (size_t q = 0; q < PETSC_STATIC_ARRAY_LENGTH(problems); q++) {
-        Mat  A;
+        Mat  A, S;
         char what[256];
 
-        if (q == 0) PetscCall(TestCreateLaplacian(2, 60, &A));
-        else if (q == 1) PetscCall(TestCreateLaplacian(3, 16, &A));
+        if (q == 0) PetscCall(TestCreateLaplacian(2, 60, &S));
+        else if (q == 1) PetscCall(TestCreateLaplacian(3, 16, &S));
         else {
           Mat At;
 
           PetscCall(TestCreateRandom(3000, 3000, 6, "uniform", 7, &At));
-          PetscCall(MatTranspose(At, MAT_INITIAL_MATRIX, &A));
-          PetscCall(MatAXPY(A, 1.0, At, DIFFERENT_NONZERO_PATTERN)); /* symmetric */
-          PetscCall(MatShift(A, 40.0));                              /* diagonally dominant: SPD */
+          PetscCall(MatTranspose(At, MAT_INITIAL_MATRIX, &S));
+          PetscCall(MatAXPY(S, 1.0, At, DIFFERENT_NONZERO_PATTERN)); /* symmetric */
+          PetscCall(MatShift(S, 40.0));                              /* diagonally dominant: SPD */
           PetscCall(MatDestroy(&At));
         }
-        PetscCall(MatSetType(A, types[t]));
-        PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s, CUDA vectors", problems[q], types[t]));
-        PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE));
-        PetscCall(HasMultDot(A, &flg));
-        PetscCall(CheckMultDot(A, what, flg, NULL));
+        if (size > 1) { /* the parallel type, CUDA vectors: p'w and the sums reduced over the ranks */
+          PetscCall(TestDistribute(PETSC_COMM_WORLD, S, types[t], &A));
+          PetscCall(MatDestroy(&S));
+        } else {
+          A = S;
+          PetscCall(MatSetType(A, types[t]));
+        }
+        PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s on %d rank(s), CUDA vectors", problems[q], types[t], size));
+        PetscCall(PetscStrcmp(types[t], MATAIJCUSPARSE, &flg));
+        PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE, (PetscBool)(size == 1 || !flg)));
+        if (size == 1) {
+          PetscCall(HasMultDot(A, &flg));
+          PetscCall(CheckMultDot(A, what, flg, NULL));
+        }
         PetscCall(MatDestroy(&A));
       }
-      PetscCall(CompareIndefinite(types[t], PETSC_TRUE));
+      if (size == 1) PetscCall(CompareIndefinite(types[t], PETSC_TRUE));
       PetscCall(PetscFree(types[t]));
     }
-    PetscCall(CheckMultDotLayouts());
+    if (size == 1) PetscCall(CheckMultDotLayouts());
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_cgfused: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());

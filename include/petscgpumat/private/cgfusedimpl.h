@@ -39,3 +39,5 @@ PETSC_INTERN PetscErrorCode KSPCGFusedLaunchFinishDot(void *, PetscInt, KSPCGFus
   scalars[2] <- the squared norm chosen, z'r; then all three scalars are copied to the host (not waited for)
 */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, PetscScalar, PetscScalar, PetscBool, KSPCGFusedNormSum, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
+/* scalars[0] to host[0] (tohost) or back, on the stream, not waited for: p'w's reduction over the ranks */
+PETSC_INTERN PetscErrorCode KSPCGFusedCopyScalar(void *, KSPCGFusedWork *, PetscBool);
