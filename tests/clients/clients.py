@@ -122,8 +122,10 @@ def csv_view_works(a):
     return False
 
 
-def run_one(cfg, mtype, a):
+def run_one(cfg, label_type, a):
+    """One run; label_type is a matrix type, or T+variant: T with the options of --variant variant=... appended."""
     gpu = a.gpu
+    mtype, _, variant = label_type.partition("+")
     args = cfg["args"] + (" " + cfg["gpu_args"] if gpu and cfg["gpu_args"] else "")
     args = args.replace("{matfile}", a.matfile).replace("{matfile_gpu}", a.matfile_gpu or a.matfile)
     cmd = ["mpiexec", "-n", str(cfg["ranks"])] if cfg["ranks"] > 1 or a.mpiexec_always else []
@@ -143,6 +145,8 @@ def run_one(cfg, mtype, a):
         cmd += ["-use_gpu_aware_mpi", "0"] + (["-log_view_gpu_time"] if a.gpu_time else [])
     if mtype not in ("aij", "aijcusparse"):
         cmd += ["-dll_append", a.lib]
+    if variant:
+        cmd += shlex.split(a.variants[variant])
     if mtype == "aij":
         cmd += ["-mat_no_inode"]  # our types, like aijcusparse, do not use SeqAIJ's inode routines: same rounding
     t0 = time.time()
@@ -197,7 +201,13 @@ def main():
     ap.add_argument("--label", default="")
     ap.add_argument("--gpu-time", action="store_true", help="-log_view_gpu_time (GPU times per event; synchronizes at every event)")
     ap.add_argument("--repeat", type=int, default=1, help="runs of each configuration and type, interleaved; times are medians")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=OPTIONS",
+                    help="options for the types written T+NAME in --types (e.g. --variant dense='-mat_gpumat_dense_factor_max 8192' --types aijcmrscuda,aijcmrscuda+dense)")
     a = ap.parse_args()
+    a.variants = dict(v.split("=", 1) for v in a.variant)
+    for t in a.types.split(","):
+        if "+" in t and t.partition("+")[2] not in a.variants:
+            ap.error(f"type {t}: no --variant {t.partition('+')[2]}=...")
     a.csv_view = csv_view_works(a)
     if not a.csv_view:
         print("# this PETSc takes one -log_view viewer: times from its table (on a GPU build without --gpu-time, n/a for all but KSPSolve and SNESSolve)")
