@@ -147,6 +147,7 @@ tests: $(BUILD)/tests/petsc_ex2
 # PETSc install (tests/clients/clients.py runs them with each matrix type)
 CLIENT_SRCS := $(shell awk -F'\t' '!/^\#/ && NF > 2 {print $$2}' tests/clients/configs.tsv | sort -u)
 CLIENT_SRCS += ksp/ksp/tests/ex26 # KSPMatSolve: PCMG on blocks of right-hand sides (products with dense matrices; tests/run.sh)
+CLIENT_SRCS += snes/tutorials/ex58 # a VI with Galerkin PCMG on the reduced space, whose DMs give host vectors (tests/run.sh)
 CLIENT_BINS := $(addprefix $(BUILD)/clients/,$(notdir $(CLIENT_SRCS)))
 define client_rule
 $(BUILD)/clients/$(notdir $(1)): $(PETSC_DIR)/$(PETSC_ARCH)/share/petsc/examples/src/$(1).c

@@ -277,6 +277,12 @@ if [[ $gpu_reason == available ]]; then
     same_numbers gpu-ex26-matcycles-np$np "mpiexec -n $np '$build/clients/ex26' $mc -dm_mat_type aijcusparse" "mpiexec -n $np '$build/clients/ex26' $mc -dm_mat_type aijcmrscuda -dll_append '$lib'"
   done
   expect gpu-ex19-gamg-np2-check-products 'DIVERGED_ITS iterations 10' mpiexec -n 2 "$build/clients/ex19" $gamg -dm_mat_type aijcmrscuda -mat_gpumat_check_products
+  # SNES ex58 (PETSc's suite test ex58_1): a VI whose reduced-space DMs make host vectors, with Galerkin PCMG. Our types
+  # converge on the host; on the device they have failed since 2026-11-26 (the Galerkin operators are aijcusparse
+  # matrices, which misread host vectors: docs/petsc-test-suite.md). aijcusparse itself fails here, so no comparison.
+  for t in aijellrcuda aijcmrscuda; do
+    expect gpu-ex58-vi-galerkin-$t 'Nonlinear solve converged' "$build/clients/ex58" -snes_type vinewtonrsls -pc_type mg -pc_mg_galerkin pmat -pc_mg_type full -da_refine 5 -snes_max_it 100 -snes_converged_reason -dll_append "$lib" -mat_type ${t#aij} -dm_mat_type $t -vec_type cuda -dm_vec_type cuda
+  done
   if [[ $precision != single ]]; then
     same_numbers gpu-petsc-ex2-dll-append "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -mat_type aijcusparse -vec_type cuda" \
       "'$build/tests/petsc_ex2' -m 60 -n 60 -ksp_monitor_short -dll_append '$lib' -mat_type ellrcuda -vec_type cuda"
@@ -293,7 +299,7 @@ if [[ $gpu_reason == available ]]; then
     done
   fi
 else
-  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs gpu-petsc-ex2-ksp-cgfused; do
+  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs gpu-petsc-ex2-ksp-cgfused gpu-ex58-vi-galerkin-aijellrcuda gpu-ex58-vi-galerkin-aijcmrscuda; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi
