@@ -5,13 +5,14 @@
   The products run in cuSPARSE through PETSc's aijcusparse: each sparse operand of our types (or plain SeqAIJ)
   has a MATSEQAIJCUSPARSE shadow over its host arrays, whose device values follow the operand's at each numeric
   phase, and aijcusparse multiplies the shadows on the device (SpGEMM; SpMM with a dense operand).
-  - Sparse result: a MATSEQAIJCUSPARSE, the product cuSPARSE computed, kept on the device. A Galerkin coarse
-    operator or a GAMG prolongator multiplies a few dozen times in a solve: built again in our format, it cost more
-    than it saved (its CSR back on the host, a second device copy, the shadow of the next level's product uploaded
-    again: on the H100, mg3d-galerkin's PCSetUp took 0.51 s against aijcusparse's 0.39 s, while all 122 MatMult of
-    its solve, every level, took 6 ms; docs/clients.md). -mat_gpumat_product_same_type: the result is of the type of
-    its first operand that is ours instead, with the structure of the shadows' product; at each numeric phase the
-    shadows' product's values come back into it (and go to its device copy at its next use).
+  - Sparse result: of the type of its first operand that is ours, over the CSR arrays of the shadows' product
+    (a MATSEQAIJCUSPARSE, which becomes its shadow): the product's values come to the host once per numeric phase,
+    and nothing is uploaded again (its format builds and refreshes from the product's device arrays; the next
+    level's product and a factorization read them). Its products check their vectors' types as all of ours do: the
+    reduced-space DMs of SNES's VI solvers give host vectors to PCMG's levels (SNES ex58), which a MATSEQAIJCUSPARSE
+    Galerkin operator, and its cuSPARSE LU, read as device arrays. -mat_gpumat_product_same_type 0: the
+    MATSEQAIJCUSPARSE result itself, which saves only that copy of the values (mg3d-galerkin at 97^3 on the H100:
+    MatPtAPNumeric 2 ms against 25 ms; PCSetUp within the runs' spread; docs/clients.md).
   - Dense B (AB, AtB, ABt, PtAP, RARt; B on the host or the device, as aijcusparse takes it): A B with a
     MATSEQDENSECUDA block of at most 8 columns runs the format's block kernel where its layout has one; otherwise
     (or with -mat_gpumat_block_kernel 0) aijcusparse computes straight into the product matrix, with the shadow of
@@ -29,7 +30,9 @@ typedef struct {
   Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
   MatGPUMatShadow  shadow[3];  /* shadows of plain SeqAIJ operands (ours are their base's device CSR: MatGPUMatShadowOf()) */
   PetscObjectState nonzerostate[3]; /* the operands' at the symbolic phase */
-  Mat              product;    /* the shadows' product (sparse results of our type) */
+  Mat              product;    /* the shadows' product (sparse results of our type): it holds their CSR arrays, on the
+                                  host and the device, and is their shadow */
+  PetscObjectState result_nonzerostate; /* the result's, at the symbolic phase (sparse results of our type) */
   PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (results it computes into the product matrix) */
 } MatGPUMatProduct;
 
@@ -72,7 +75,10 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Sparse result: the shadows' product on the device, its values into C */
+/*
+  Sparse result of our type: the shadows' product on the device, whose values come to the host into C's (the same
+  array: C's device copy is refreshed from the product's, with no upload)
+*/
 static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
 {
   MatGPUMatProduct  *p;
@@ -84,14 +90,16 @@ static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
   PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
+  PetscCheck(C->nonzerostate == p->result_nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "The product matrix changed its nonzero pattern since MatProductSymbolic(): call it again");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
   PetscCall(MatProductNumeric(p->product));
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
   PetscCall(MatSeqAIJGetArrayRead(p->product, &v)); /* from the device */
   PetscCall(MatSeqAIJGetArrayWrite(C, &w));
-  PetscCall(PetscArraycpy(w, v, C->rmap->n ? ci[C->rmap->n] : 0));
+  if (w != v) PetscCall(PetscArraycpy(w, v, C->rmap->n ? ci[C->rmap->n] : 0)); /* C's values array was replaced */
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &w));
   PetscCall(MatSeqAIJRestoreArrayRead(p->product, &v));
+  if (w == v && C->spptr && MatGPUMatIsOurs(C)) PetscCall(MatGPUMatShadowAdopt(C, &((Mat_GPUMat *)C->spptr)->csr, p->product, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -291,27 +299,41 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &sparse));
     if (sparse && C->ops->axpy && !C->boundtocpu) GPUMAT_PUT_IN_FRONT(C, axpy, cusp_axpy, MatAXPY_GPUMat);
   } else {
-    const PetscInt *ia, *ja;
-    PetscInt        n;
-    PetscBool       done;
-    Mat             P, X = MatGPUMatProductFirstOurs(p->operand);
+    const PetscInt    *ia, *ja;
+    const PetscScalar *va;
+    PetscInt           n;
+    PetscBool          done;
+    Mat                P, T, X = MatGPUMatProductFirstOurs(p->operand);
+    Mat_Product       *keep = C->product;
 
     PetscCall(MatProductCreate(S[0], S[1], S[2], &p->product));
     P = p->product;
     PetscCall(MatProductSetType(P, product->type));
     PetscCall(MatProductSetAlgorithm(P, MATPRODUCTALGORITHMDEFAULT));
     PetscCall(MatProductSetFill(P, product->fill));
+    P->product->api_user = product->api_user; /* as the user called it: aijcusparse then computes the values of a
+                                                 MatPtAP()'s intermediate A P in its symbolic phase, not uploading them */
     PetscCall(MatProductSetFromOptions(P));
     PetscCall(MatProductSymbolic(P));
-    /* C: the type of the first operand of ours (A's, as aijcusparse gives its own), with the structure of P */
-    PetscCall(MatSetSizes(C, P->rmap->n, P->cmap->n, P->rmap->N, P->cmap->N));
-    PetscCall(MatSetType(C, MATSEQAIJ));
+    /* C: the type of the first operand of ours (A's, as aijcusparse gives its own) over P's host CSR arrays, which P
+       keeps (C holds this context, and P, to its end): P is then C's shadow, and neither copies the product on the
+       host nor uploads it again (its format builds and refreshes from P's device arrays, the next level's product
+       and a factorization read them). C's header is made a SeqAIJ header; its product goes on. */
     PetscCall(MatGetRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No CSR structure of the device product");
-    PetscCall(MatSeqAIJSetPreallocationCSR(C, ia, ja, NULL));
+    PetscCall(MatSeqAIJGetArrayRead(P, &va));
+    PetscCall(MatGPUMatCreateOverArrays(P->rmap->n, P->cmap->n, (PetscInt *)ia, (PetscInt *)ja, (PetscScalar *)va, &T));
+    PetscCall(MatSeqAIJRestoreArrayRead(P, &va));
     PetscCall(MatRestoreRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+    PetscCall(MatSetBlockSizesFromMats(T, P, P));
+    PetscCall(MatSetOptionsPrefix(T, ((PetscObject)C)->prefix));
+    C->product = NULL; /* MatHeaderReplace() destroys C's old header, and with it what it holds */
+    PetscCall(MatHeaderReplace(C, &T));
+    C->product = keep;
     PetscCall(MatConvert_SeqAIJ_GPUMat(C, ((Mat_GPUMat *)X->spptr)->format, MAT_INPLACE_MATRIX, &C));
     PetscCall(((Mat_GPUMat *)X->spptr)->format->copyparameters(X, C)); /* what was set on the operand holds for the product */
+    PetscCall(MatGPUMatShadowAdopt(C, &((Mat_GPUMat *)C->spptr)->csr, P, PETSC_FALSE));
+    p->result_nonzerostate = C->nonzerostate;
     C->ops->productnumeric = MatProductNumeric_GPUMat_Sparse;
   }
   PetscCall(PetscObjectContainerCompose((PetscObject)C, product_key, p, MatGPUMatProductDestroy_Private));
@@ -409,7 +431,7 @@ static PetscErrorCode MatGPUMatProductOptions(Mat C, PetscBool *host, PetscBool 
 
   PetscFunctionBegin;
   *host      = PETSC_FALSE;
-  *same_type = PETSC_FALSE;
+  *same_type = PETSC_TRUE;
   if (product->type <= MATPRODUCT_UNSPECIFIED || product->type > MATPRODUCT_ABC) PetscFunctionReturn(PETSC_SUCCESS);
   if (product->api_user) {
     PetscCall(PetscSNPrintf(via, sizeof(via), "-%s_via", classic[product->type]));
@@ -421,7 +443,7 @@ static PetscErrorCode MatGPUMatProductOptions(Mat C, PetscBool *host, PetscBool 
   PetscOptionsBegin(PetscObjectComm((PetscObject)C), ((PetscObject)C)->prefix, "MatProduct of petscgpumat types", "Mat");
   PetscCall(PetscOptionsString(via, "Algorithm: cusparse (on the device) or one of SeqAIJ's host algorithms", "MatProductSetAlgorithm", alg, alg, sizeof(alg), &set));
   PetscCall(PetscOptionsBool(backend, "Run the product on the host (SeqAIJ's algorithms)", "MatProductSetFromOptions", cpu, &cpu, NULL));
-  PetscCall(PetscOptionsBool("-mat_gpumat_product_same_type", "A sparse product on the device is of the type of its first petscgpumat operand, built again from cuSPARSE's result (default: that result itself, a MATSEQAIJCUSPARSE)", "MatProductSetFromOptions", *same_type, same_type, NULL));
+  PetscCall(PetscOptionsBool("-mat_gpumat_product_same_type", "A sparse product on the device is of the type of its first petscgpumat operand, over cuSPARSE's result (false: that result itself, a MATSEQAIJCUSPARSE, which misreads host vectors)", "MatProductSetFromOptions", *same_type, same_type, NULL));
   PetscOptionsEnd();
   if (set) {
     PetscBool device;

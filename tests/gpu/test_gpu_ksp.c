@@ -691,6 +691,89 @@ static PetscErrorCode CheckDeviceFactorPivots(const char *type)
 }
 
 /*
+  A sparse product of ours (a Galerkin operator) is of the operand's type over the product cuSPARSE computed: it
+  multiplies with no upload (its shadow is that product), serves the next product from there, takes new values with
+  no upload of its own, and multiplies host vectors too (SNES's VI solvers give PCMG's levels host vectors), all
+  against the host's PtAP
+*/
+static PetscErrorCode CheckProductResult(const char *type)
+{
+  const PetscInt n = 900, nc = 450;
+  Mat            Ah, Ph, Ch, A, P, C, CC;
+  Vec            x, y, xh, yh, ych;
+  PetscInt       up[4];
+  PetscBool      same;
+  PetscReal      err, nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(TestCreateLaplacian(2, 30, &Ah));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, nc, 2, NULL, &Ph));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt    cols[2] = {i / 2, PetscMin(i / 2 + 1, nc - 1)};
+    PetscScalar vals[2] = {1.0, 0.5};
+
+    PetscCall(MatSetValues(Ph, 1, &i, cols[1] > cols[0] ? 2 : 1, cols, vals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(Ph, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Ph, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatConvert(Ph, type, MAT_INITIAL_MATRIX, &P));
+  PetscCall(MatPtAP(Ah, Ph, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  PetscCall(MatPtAP(A, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, ((PetscObject)A)->type_name, &same));
+  TEST_CHECK(same, "%s: MatPtAP gives a matrix of the operand's type (%s)", type, ((PetscObject)C)->type_name);
+  PetscCall(MatCreateVecs(C, &x, &y));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, nc, &xh)); /* host vectors, as a VI's reduced space gives */
+  PetscCall(VecDuplicate(xh, &yh));
+  PetscCall(VecDuplicate(xh, &ych));
+  for (PetscInt step = 0; step < 2; step++) {
+    PetscCall(EventCount("MatCUSPARSCopyTo", &up[0]));
+    PetscCall(VecSetRandom(xh, NULL));
+    PetscCall(VecCopy(xh, x));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(EventCount("MatCUSPARSCopyTo", &up[1]));
+    PetscCall(MatMult(Ch, xh, ych));
+    PetscCall(VecNorm(ych, NORM_INFINITY, &nrm));
+    PetscCall(VecCopy(y, yh));
+    PetscCall(VecAXPY(yh, -1.0, ych));
+    PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+    TEST_CHECK(err <= 1e-13 * nrm && up[1] == up[0], "%s: the Galerkin operator multiplies on the device%s with no upload (%" PetscInt_FMT "): error %.2e", type, step ? " after new values" : "", up[1] - up[0], (double)err);
+    PetscCall(MatMult(C, xh, yh));
+    PetscCall(VecAXPY(yh, -1.0, ych));
+    PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+    TEST_CHECK(err <= 1e-13 * nrm, "%s: the Galerkin operator multiplies host vectors%s: error %.2e", type, step ? " after new values" : "", (double)err);
+    if (!step) {
+      PetscCall(MatMatMult(C, C, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &CC));
+      PetscCall(EventCount("MatCUSPARSCopyTo", &up[2]));
+      TEST_CHECK(up[2] == up[1], "%s: the next product reads the Galerkin operator's device CSR (%" PetscInt_FMT " uploads)", type, up[2] - up[1]);
+      PetscCall(MatDestroy(&CC));
+      PetscCall(MatScale(Ah, 2.0)); /* new values: the fine operator's go up, the product's stay on the device */
+      PetscCall(MatScale(A, 2.0));
+      PetscCall(MatPtAP(Ah, Ph, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ch));
+      PetscCall(EventCount("MatCUSPARSCopyTo", &up[2]));
+      PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
+      PetscCall(EventCount("MatCUSPARSCopyTo", &up[3]));
+      TEST_CHECK(up[3] - up[2] == 1, "%s: MatPtAP with new values uploads the operand's only (%" PetscInt_FMT " uploads)", type, up[3] - up[2]);
+    }
+  }
+  PetscCall(MatDestroy(&A)); /* the product goes on without its operands' handles */
+  PetscCall(MatDestroy(&P));
+  PetscCall(MatMultEqual(C, Ch, 3, &same));
+  TEST_CHECK(same, "%s: MatMultEqual of the Galerkin operator and the host's", type);
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&yh));
+  PetscCall(VecDestroy(&ych));
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&Ph));
+  PetscCall(MatDestroy(&Ah));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   A rectangular matrix of ours multiplies transposed in cuSPARSE on its device CSR, not through an explicit transpose
   of its own: on the shadow its MatPtAP made (a Galerkin prolongator) or on one its first transposed product makes
   (a rediscretized multigrid's interpolation); MatMultTranspose and MatMultTransposeAdd (y == z too) against the
@@ -887,6 +970,7 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
+    PetscCall(CheckProductResult(types[t]));
     PetscCall(CheckDeviceFactor(types[t], PETSC_FALSE));
     if (!strcmp(types[t], MATRGCSRCUDA)) PetscCall(CheckDeviceFactor(types[t], PETSC_TRUE));
     PetscCall(CheckDeviceFactorPivots(types[t]));

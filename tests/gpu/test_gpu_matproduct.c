@@ -8,8 +8,8 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
   Every product type (AB, AtB, ABt, PtAP, RARt, ABC) of random square and rectangular matrices of our types (and
   one operand plain SeqAIJ), AB/AtB/ABt with dense blocks of 1, 4 and 8 columns (CUDA and host blocks) and, on the
   device, PtAP/RARt with a dense P or R: the result equals SeqAIJ's host
-  product to rounding, is a MATSEQAIJCUSPARSE on the device (sparse results; of A's type with
-  -mat_gpumat_product_same_type, and on the host), and ran on the device where one is usable; then the
+  product to rounding, is of A's type (sparse results; a MATSEQAIJCUSPARSE on the device with
+  -mat_gpumat_product_same_type 0), and ran on the device where one is usable; then the
   numeric phase again after A's values changed, the result poisoned with NaN first. Without a device the same
   checks hold for the host path (SeqAIJ's products, PETSc's column loop for dense operands).
 */
@@ -18,7 +18,7 @@ static const char help[] = "MatProduct of the petscgpumat seq types (sparse and 
 #include "../common/testutil.h"
 
 static PetscBool gpu, blockkernel = PETSC_TRUE; /* -mat_gpumat_block_kernel (default true): the dense products run the format's block kernel */
-static PetscBool sametype;                       /* -mat_gpumat_product_same_type: sparse results on the device of A's type, not aijcusparse */
+static PetscBool sametype = PETSC_TRUE;         /* -mat_gpumat_product_same_type: sparse results on the device of A's type (0: aijcusparse's) */
 
 /* || X - Y ||_F / max(|| Y ||_F, 1): X of any type, Y a host reference of the same shape (AIJ or dense) */
 static PetscErrorCode RelativeDifference(Mat X, Mat Y, PetscReal *d)

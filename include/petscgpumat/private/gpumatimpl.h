@@ -98,10 +98,14 @@ typedef struct {
   PetscObjectState  nonzerostate, state; /* X's when the shadow was made, when its values were last synced */
   const PetscInt    *ai, *aj;            /* X's host arrays the shadow is made over */
   const PetscScalar *aa;
+  PetscBool          bump;               /* adopted at a product's numeric phase: X's state may also be one more than `state`
+                                            (MatProductNumeric() increases it after the phase) */
 } MatGPUMatShadow;
 PETSC_INTERN PetscErrorCode MatGPUMatShadowSync(Mat, MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowReset(MatGPUMatShadow *);
 PETSC_INTERN PetscErrorCode MatGPUMatShadowOf(Mat, MatGPUMatShadow *, Mat *);
+PETSC_INTERN PetscErrorCode MatGPUMatShadowAdopt(Mat, MatGPUMatShadow *, Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatGPUMatCreateOverArrays(PetscInt, PetscInt, PetscInt *, PetscInt *, PetscScalar *, Mat *);
 /* X's current device CSR (row offsets, column indices, values; NULL: not wanted) copied into device arrays, from the
    format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
