@@ -27,9 +27,10 @@
 #include <petscdevice_cuda.h>
 
 typedef struct {
-  Mat              operand[3]; /* A, B, C of the product (no reference: the product holds them) */
+  Mat              operand[3]; /* A, B, C of the product, as the product holds them at the last phase (no reference) */
   MatGPUMatShadow  shadow[3];  /* shadows of plain SeqAIJ operands (ours are their base's device CSR: MatGPUMatShadowOf()) */
-  PetscObjectState nonzerostate[3]; /* the operands' at the symbolic phase */
+  PetscObjectId    id[3];      /* the operands the nonzero states below are of */
+  PetscObjectState nonzerostate[3]; /* the operands' at the symbolic phase, or when MatProductReplaceMats() put them in */
   Mat              product;    /* the shadows' product (sparse results of our type): it holds their CSR arrays, on the
                                   host and the device, and is their shadow */
   PetscObjectState result_nonzerostate; /* the result's, at the symbolic phase (sparse results of our type) */
@@ -49,10 +50,20 @@ static PetscErrorCode MatGPUMatProductDestroy_Private(PetscGPUMatCtxArg ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The operands' shadows, current; `S` gets what aijcusparse multiplies */
+/*
+  The operands' shadows, current; `S` gets what aijcusparse multiplies. The operands are read from C's product at
+  each phase: MatProductReplaceMats() (a MAT_REUSE_MATRIX MatPtAP() of PCMG's Galerkin operators given a new matrix of
+  the same pattern) may have put other matrices there since the symbolic phase, and the old ones may be gone.
+*/
 static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Mat S[3])
 {
+  Mat_Product *product = C->product;
+
   PetscFunctionBegin;
+  PetscCheck(product, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product phase of a matrix that is no product");
+  p->operand[0] = product->A;
+  p->operand[1] = product->B;
+  p->operand[2] = product->type == MATPRODUCT_ABC ? product->C : NULL;
   for (PetscInt i = 0; i < 3; i++) {
     Mat       X = p->operand[i];
     PetscBool cusp, dense;
@@ -67,7 +78,10 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
     PetscCall(PetscObjectBaseTypeCompare((PetscObject)X, MATSEQDENSE, &dense));
     if (cusp || dense) S[i] = X;
     else {
-      if (!p->nonzerostate[i]) p->nonzerostate[i] = X->nonzerostate; /* the symbolic phase */
+      if (p->id[i] != ((PetscObject)X)->id) { /* the symbolic phase, or a matrix MatProductReplaceMats() put in: PETSc's contract is the same pattern */
+        p->id[i]           = ((PetscObject)X)->id;
+        p->nonzerostate[i] = X->nonzerostate;
+      }
       PetscCheck(p->nonzerostate[i] == X->nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "An operand of the product changed its nonzero pattern since MatProductSymbolic(): call it again");
       PetscCall(MatGPUMatShadowOf(X, &p->shadow[i], &S[i]));
     }
@@ -92,6 +106,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
   PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCheck(C->nonzerostate == p->result_nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "The product matrix changed its nonzero pattern since MatProductSymbolic(): call it again");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  if (p->product->product->A != S[0] || p->product->product->B != S[1] || (S[2] && p->product->product->C != S[2])) PetscCall(MatProductReplaceMats(S[0], S[1], S[2], p->product)); /* operands replaced since: their shadows */
   PetscCall(MatProductNumeric(p->product));
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
   PetscCall(MatSeqAIJGetArrayRead(p->product, &v)); /* from the device */
@@ -281,10 +296,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscNew(&p));
-  p->operand[0] = product->A;
-  p->operand[1] = product->B;
-  p->operand[2] = product->type == MATPRODUCT_ABC ? product->C : NULL;
-  PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  PetscCall(MatGPUMatProductSyncShadows(C, p, S)); /* reads the operands from C's product */
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)product->B, MATSEQDENSE, &dense));
   if (dense || !same_type) {
     Mat saved[3];

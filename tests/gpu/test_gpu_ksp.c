@@ -757,8 +757,28 @@ static PetscErrorCode CheckProductResult(const char *type)
       TEST_CHECK(up[3] - up[2] == 1, "%s: MatPtAP with new values uploads the operand's only (%" PetscInt_FMT " uploads)", type, up[3] - up[2]);
     }
   }
-  PetscCall(MatDestroy(&A)); /* the product goes on without its operands' handles */
-  PetscCall(MatDestroy(&P));
+  { /* MatProductReplaceMats(): a new fine operator of the same pattern (PCMG given new operators), the old one gone */
+    Mat A2;
+
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &A2));
+    PetscCall(MatScale(A2, 3.0));
+    PetscCall(MatProductReplaceMats(A2, NULL, NULL, C));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatProductNumeric(C));
+    PetscCall(MatScale(Ah, 3.0));
+    PetscCall(MatPtAP(Ah, Ph, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ch));
+    PetscCall(VecSetRandom(xh, NULL));
+    PetscCall(VecCopy(xh, x));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(MatMult(Ch, xh, ych));
+    PetscCall(VecNorm(ych, NORM_INFINITY, &nrm));
+    PetscCall(VecCopy(y, yh));
+    PetscCall(VecAXPY(yh, -1.0, ych));
+    PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+    TEST_CHECK(err <= 1e-13 * nrm, "%s: the Galerkin operator after MatProductReplaceMats() of a new fine operator: error %.2e", type, (double)err);
+    PetscCall(MatDestroy(&A2));
+  }
+  PetscCall(MatDestroy(&P)); /* the product goes on without its operands' handles */
   PetscCall(MatMultEqual(C, Ch, 3, &same));
   TEST_CHECK(same, "%s: MatMultEqual of the Galerkin operator and the host's", type);
   PetscCall(VecDestroy(&x));
