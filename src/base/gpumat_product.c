@@ -34,6 +34,10 @@ typedef struct {
   Mat              product;    /* the shadows' product (sparse results of our type): it holds their CSR arrays, on the
                                   host and the device, and is their shadow */
   PetscObjectState result_nonzerostate; /* the result's, at the symbolic phase (sparse results of our type) */
+  PetscObjectId    shadow_id[3]; /* what aijcusparse's symbolic phase was given (results it computes into the product matrix) */
+  Mat              compute;    /* after MatProductReplaceMats() put other operands in: their shadows' product, computed
+                                  there and copied into `product` (PETSc's PtAP keeps its intermediate product of the
+                                  old operands, so `product` cannot take them) */
   PetscErrorCode (*numeric)(Mat); /* aijcusparse's numeric phase (results it computes into the product matrix) */
 } MatGPUMatProduct;
 
@@ -46,6 +50,7 @@ static PetscErrorCode MatGPUMatProductDestroy_Private(PetscGPUMatCtxArg ctx)
   PetscFunctionBegin;
   for (PetscInt i = 0; i < 3; i++) PetscCall(MatGPUMatShadowReset(&p->shadow[i]));
   PetscCall(MatDestroy(&p->product));
+  PetscCall(MatDestroy(&p->compute));
   PetscCall(PetscFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -89,6 +94,52 @@ static PetscErrorCode MatGPUMatProductSyncShadows(Mat C, MatGPUMatProduct *p, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The shadows' product of C's product type, its symbolic phase done, as the user's call asked for C */
+static PetscErrorCode MatGPUMatProductInner(Mat C, Mat S[3], Mat *P)
+{
+  Mat_Product *product = C->product;
+
+  PetscFunctionBegin;
+  PetscCall(MatProductCreate(S[0], S[1], S[2], P));
+  PetscCall(MatProductSetType(*P, product->type));
+  PetscCall(MatProductSetAlgorithm(*P, MATPRODUCTALGORITHMDEFAULT));
+  PetscCall(MatProductSetFill(*P, product->fill));
+  (*P)->product->api_user = product->api_user; /* as the user called it: aijcusparse then computes the values of a
+                                                  MatPtAP()'s intermediate A P in its symbolic phase, not uploading them */
+  PetscCall(MatProductSetFromOptions(*P));
+  PetscCall(MatProductSymbolic(*P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatProductNonzeros(Mat P, PetscLogDouble *nz)
+{
+  MatInfo info;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetInfo(P, MAT_LOCAL, &info));
+  *nz = info.nz_used;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The device values of `from` into those of `to`, a product of the same nonzero pattern */
+static PetscErrorCode MatGPUMatProductCopyValues(Mat from, Mat to)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscLogDouble     nz = 0;
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatProductNonzeros(to, &nz));
+  PetscCall(MatGPUMatGetStream(&stream));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(from, &a));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayWrite(to, &b));
+  PetscCall(MatGPUMatCopyOnStream(b, a, (size_t)nz * sizeof(PetscScalar), stream));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayWrite(to, &b));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(from, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   Sparse result of our type: the shadows' product on the device, whose values come to the host into C's (the same
   array: C's device copy is refreshed from the product's, with no upload)
@@ -100,14 +151,28 @@ static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
   const PetscScalar *v;
   PetscScalar       *w;
   const PetscInt    *ci;
+  Mat                P;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
   PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCheck(C->nonzerostate == p->result_nonzerostate, PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_WRONGSTATE, "The product matrix changed its nonzero pattern since MatProductSymbolic(): call it again");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
-  if (p->product->product->A != S[0] || p->product->product->B != S[1] || (S[2] && p->product->product->C != S[2])) PetscCall(MatProductReplaceMats(S[0], S[1], S[2], p->product)); /* operands replaced since: their shadows */
-  PetscCall(MatProductNumeric(p->product));
+  P = p->compute ? p->compute : p->product;
+  if (P->product->A != S[0] || P->product->B != S[1] || (S[2] && P->product->C != S[2])) { /* operands replaced since */
+    PetscInt       m, n;
+    PetscLogDouble nz[2] = {0, 0};
+
+    PetscCall(MatDestroy(&p->compute));
+    PetscCall(MatGPUMatProductInner(C, S, &p->compute));
+    P = p->compute;
+    PetscCall(MatGetSize(P, &m, &n));
+    PetscCall(MatGPUMatProductNonzeros(P, &nz[0]));
+    PetscCall(MatGPUMatProductNonzeros(p->product, &nz[1]));
+    PetscCheck(m == C->rmap->n && n == C->cmap->n && nz[0] == nz[1], PetscObjectComm((PetscObject)C), PETSC_ERR_ARG_INCOMP, "MatProductReplaceMats() gave operands whose product has another nonzero pattern: call MatProductSymbolic() again");
+  }
+  PetscCall(MatProductNumeric(P));
+  if (P != p->product) PetscCall(MatGPUMatProductCopyValues(P, p->product));
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
   PetscCall(MatSeqAIJGetArrayRead(p->product, &v)); /* from the device */
   PetscCall(MatSeqAIJGetArrayWrite(C, &w));
@@ -146,6 +211,12 @@ static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
   PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
   PetscCheck(p, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "Product without its petscgpumat shadows");
   PetscCall(MatGPUMatProductSyncShadows(C, p, S));
+  if (C->product->type >= MATPRODUCT_PtAP) { /* PETSc's two-step products keep their intermediate product of the operands of the symbolic phase */
+    PetscBool sparse;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &sparse));
+    for (PetscInt i = 0; i < 3 && sparse; i++) PetscCheck(!S[i] || ((PetscObject)S[i])->id == p->shadow_id[i], PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "MatProductReplaceMats() with other matrices in a %s product whose result is cuSPARSE's (-mat_gpumat_product_same_type 0): call MatProductSymbolic() again", MatProductTypes[C->product->type]);
+  }
   MatGPUMatProductSwapOperands(C->product, S, saved);
   PetscCall((*p->numeric)(C));
   MatGPUMatProductRestoreOperands(C->product, saved);
@@ -301,6 +372,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
   if (dense || !same_type) {
     Mat saved[3];
 
+    for (PetscInt i = 0; i < 3; i++) p->shadow_id[i] = S[i] ? ((PetscObject)S[i])->id : 0;
     MatGPUMatProductSwapOperands(product, S, saved);
     PetscCall((*S[0]->ops->productsetfromoptions)(C));
     PetscCheck(C->ops->productsymbolic, PetscObjectComm((PetscObject)C), PETSC_ERR_PLIB, "aijcusparse has no %s product with %s", MatProductTypes[product->type], ((PetscObject)product->B)->type_name);
@@ -318,15 +390,8 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     Mat                P, T, X = MatGPUMatProductFirstOurs(p->operand);
     Mat_Product       *keep = C->product;
 
-    PetscCall(MatProductCreate(S[0], S[1], S[2], &p->product));
+    PetscCall(MatGPUMatProductInner(C, S, &p->product));
     P = p->product;
-    PetscCall(MatProductSetType(P, product->type));
-    PetscCall(MatProductSetAlgorithm(P, MATPRODUCTALGORITHMDEFAULT));
-    PetscCall(MatProductSetFill(P, product->fill));
-    P->product->api_user = product->api_user; /* as the user called it: aijcusparse then computes the values of a
-                                                 MatPtAP()'s intermediate A P in its symbolic phase, not uploading them */
-    PetscCall(MatProductSetFromOptions(P));
-    PetscCall(MatProductSymbolic(P));
     /* C: the type of the first operand of ours (A's, as aijcusparse gives its own) over P's host CSR arrays, which P
        keeps (C holds this context, and P, to its end): P is then C's shadow, and neither copies the product on the
        host nor uploads it again (its format builds and refreshes from P's device arrays, the next level's product
