@@ -376,6 +376,20 @@ static PetscErrorCode TestInfoAndView(void)
     TEST_CHECK(gpu ? !found5 : found5 != NULL, "MatView says whether the products run on the host for want of a device (device %s)", gpu ? "available" : "absent");
   }
   PetscCall(MatDestroy(&A));
+  { /* a matrix made over given arrays (as a sparse product's result is) reports those entries allocated, where SeqAIJ reports none */
+    PetscInt    ai[3] = {0, 2, 3}, aj[3] = {0, 1, 1};
+    PetscScalar aa[3] = {1, 2, 3};
+    MatInfo     minfo;
+
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, 2, 2, ai, aj, aa, &A));
+    PetscCall(MatConvert(A, MATCMRSCUDA, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
+    TEST_CHECK(minfo.nz_used == 3 && minfo.nz_allocated == 3 && minfo.nz_unneeded == 0, "MatGetInfo of a matrix over given arrays: 3 used, %g allocated, %g unneeded", minfo.nz_allocated, minfo.nz_unneeded);
+    PetscCall(MatConvert(A, MATSEQAIJ, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &minfo));
+    TEST_CHECK(minfo.nz_allocated == 0, "MatGetInfo after the conversion back to SeqAIJ: SeqAIJ's own count (%g allocated)", minfo.nz_allocated);
+    PetscCall(MatDestroy(&A));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -243,8 +243,10 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(productsetfromoptions, MatProductSetFromOptions##S) \
   X(lufactor, MatLUFactor##S) \
   X(choleskyfactor, MatCholeskyFactor##S) \
-  X(axpy, MatAXPY##S)
+  X(axpy, MatAXPY##S) \
+  X(getinfo, MatGetInfo##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
+PETSC_INTERN PetscErrorCode MatGetInfo_GPUMat(Mat, MatInfoType, MatInfo *); /* src/base/gpumat.c */
 /* MPI types only: MPIAIJ's products, with its backend algorithm on the device (src/base/gpumat_mpi.c) */
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat);
