@@ -3,7 +3,7 @@
 
     petsc_suite.py [--mode cpu|gpu] [--sets ksp-tutorials,ksp-tests,snes-tutorials] [--ci] [--only REGEX]
                    [--start N] [--count M] [--list] [--build DIR] [--no-build] [--build-only] [--out DIR]
-                   [--jobs N] [--timeout S] [--types T,...] [--lib LIB] [--report-lines] [--fatal CLASSES]
+                   [--jobs N] [--gpus N] [--timeout S] [--types T,...] [--lib LIB] [--report-lines] [--fatal CLASSES]
 
 Test commands: the /*TEST ... TEST*/ blocks of the examples PETSc installs in $PETSC_DIR/share/petsc/examples,
 parsed by PETSc's own config/testparse.py; whether this PETSc meets a test's `requires:` is decided by PETSc's own
@@ -480,6 +480,10 @@ def run_one(u, variant, a, ctx):
         k, _, v = kv.partition("=")
         env[k] = v
     env["PETSC_OPTIONS"] = (env.get("PETSC_OPTIONS", "") + " " + ctx["harness_options"]).strip()
+    if ctx["gpus"] > 1:  # all ranks of a run on one GPU, as on a one-GPU machine; the runs spread round robin
+        with ctx["lock"]:
+            env["CUDA_VISIBLE_DEVICES"] = str(ctx["next_gpu"] % ctx["gpus"])
+            ctx["next_gpu"] += 1
     k = ctx["slots"].take(u["nsize"])
     t0 = time.time()
     try:
@@ -722,10 +726,20 @@ def machine_name():
     gpu = ""
     try:
         p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
-        gpu = ", ".join(sorted(set(p.stdout.split("\n")) - {""})) if p.returncode == 0 else ""
+        names = [n for n in p.stdout.split("\n") if n] if p.returncode == 0 else []
+        gpu = ", ".join(("%d x %s" % (names.count(n), n)) if names.count(n) > 1 else n for n in sorted(set(names)))
     except (OSError, subprocess.TimeoutExpired):
         pass
     return "%d-core CPU, %s" % (os.cpu_count(), gpu or "no GPU")
+
+
+def gpu_count():
+    """The GPUs nvidia-smi lists (1 where it cannot say)."""
+    try:
+        p = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+        return max(1, len([l for l in p.stdout.splitlines() if l.startswith("GPU ")])) if p.returncode == 0 else 1
+    except (OSError, subprocess.TimeoutExpired):
+        return 1
 
 
 def skip_kind(why):
@@ -847,6 +861,8 @@ def main():
     ap.add_argument("--no-build", action="store_true", help="use the programs already in --build (the GPU machine)")
     ap.add_argument("--build-only", action="store_true", help="compile and stage the data of the selection, then exit")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="ranks running at once (default: cores)")
+    ap.add_argument("--gpus", type=int, default=0,
+                    help="GPUs the runs are spread over, round robin by CUDA_VISIBLE_DEVICES (0: the machine's, in gpu mode)")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per run (times the test's timeoutfactor)")
     ap.add_argument("--types", default=",".join(TYPES))
     ap.add_argument("--lib", default=os.path.join(os.environ.get("LIBDIR", os.path.join(ROOT, "lib")), "libpetscgpumat.so"))
@@ -949,7 +965,9 @@ def main():
     harness = "-check_pointer_intensity 0 -error_output_stdout -malloc_dump " + petsc.conf.get("PETSC_TEST_OPTIONS", "-checkfunctionlist")
     if "-checkfunctionlist" not in harness:
         harness += " -checkfunctionlist"
+    gpus = a.gpus or (gpu_count() if a.mode == "gpu" and "CUDA_VISIBLE_DEVICES" not in os.environ else 1)
     ctx = dict(find=find, env=env, harness_options=harness, slots=Slots(max(1, a.jobs)), mpiexec=mpiexec,
+               gpus=gpus, next_gpu=0, lock=threading.Lock(),
                # Open MPI: concurrent jobs must not be pinned to the same cores, and 2 ranks may exceed free slots
                mpiexec_flags="--oversubscribe --bind-to none " if re.search(r"Open ?MPI|OpenRTE", v.stdout + v.stderr) else "")
     a.machine = a.machine or machine_name()
@@ -957,7 +975,8 @@ def main():
     variants = ["baseline"] + a.types
     t0 = time.time()
     results, runs = [], {}
-    say("petsc_suite: %d test commands x %d runs (%s mode), %d jobs, timeout %.0f s" % (len(units), len(variants), a.mode, a.jobs, a.timeout))
+    say("petsc_suite: %d test commands x %d runs (%s mode), %d jobs%s, timeout %.0f s" % (
+        len(units), len(variants), a.mode, a.jobs, ", %d GPUs" % gpus if gpus > 1 else "", a.timeout))
     shutil.rmtree(os.path.join(a.out, "logs"), ignore_errors=True)  # the logs of this run only
     os.makedirs(os.path.join(a.out, "logs"))
     fatal_seen = 0
