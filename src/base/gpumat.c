@@ -355,6 +355,7 @@ static PetscErrorCode MatDuplicate_GPUMat(Mat A, MatDuplicateOption op, Mat *B)
   PetscCall((*g->hostops.duplicate)(A, op, B));
   PetscCall(MatConvert_SeqAIJ_GPUMat(*B, g->format, MAT_INPLACE_MATRIX, B));
   PetscCall(g->format->copyparameters(A, *B));
+  PetscCall(MatGPUMatInvalidatePlan(*B)); /* planned, if at all, with the default parameters */
   ((Mat_GPUMat *)(*B)->spptr)->compress_rows          = g->compress_rows;
   ((Mat_GPUMat *)(*B)->spptr)->explicit_transpose     = g->explicit_transpose;
   ((Mat_GPUMat *)(*B)->spptr)->explicit_transpose_set = g->explicit_transpose_set;
@@ -536,7 +537,8 @@ PetscErrorCode MatGPUMatInvalidateStructure(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  g->rebuild = PETSC_TRUE;
+  g->rebuild       = PETSC_TRUE;
+  g->planned.valid = PETSC_FALSE; /* a structural parameter: plan and build again */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

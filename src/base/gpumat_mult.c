@@ -260,6 +260,7 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
       g->stream = stream;
     }
   }
+  if (same_structure) PetscCall(MatGPUMatPlan(A)); /* current unless a kernel parameter changed (the layout stays) */
   if (same_structure && !host_changed) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
@@ -283,6 +284,7 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
 
     PetscCall(MatGPUMatFreeDevice_Private(A));
     PetscCall(MatGPUMatGetRowStatsForBuild(A, &stats));
+    PetscCall(MatGPUMatPlan(A)); /* from those statistics */
     nzrows = stats->nzrows;
     PetscCall(PetscLogEventBegin(MAT_GPUMatBuild, A, 0, 0, 0));
     if (stats->compressed) ierr = MatGPUMatCompressRows_Private(A, ai, nzrows, stream);

@@ -409,6 +409,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
     C->product = keep;
     PetscCall(MatConvert_SeqAIJ_GPUMat(C, ((Mat_GPUMat *)X->spptr)->format, MAT_INPLACE_MATRIX, &C));
     PetscCall(((Mat_GPUMat *)X->spptr)->format->copyparameters(X, C)); /* what was set on the operand holds for the product */
+    PetscCall(MatGPUMatInvalidatePlan(C));
     PetscCall(MatGPUMatShadowAdopt(C, &((Mat_GPUMat *)C->spptr)->csr, P, PETSC_FALSE));
     p->result_nonzerostate = C->nonzerostate;
     C->ops->productnumeric = MatProductNumeric_GPUMat_Sparse;

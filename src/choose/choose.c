@@ -14,6 +14,8 @@
 typedef struct {
   const MatGPUFormat *cand[MATAUTO_NCANDIDATES]; /* the candidates' tables (the base's registry) */
   void               *data[MATAUTO_NCANDIDATES]; /* their data: parameters and, for `active`, the device layout */
+  MatAutoCandidate    rule;                      /* the plan: the rule's candidate for the current pattern */
+  char                rule_why[256];             /* and why */
   PetscInt            chosen;                    /* the candidate of the last build (-1: none yet) */
   PetscInt            active;                    /* the candidate whose layout is on the device (-1: none) */
   PetscBool           timed;                     /* -mat_auto_timed: choose by timing the candidates' products */
@@ -36,14 +38,32 @@ static PetscErrorCode MatAutoGetData_Private(Mat A, Mat_SeqAutoCUDA **a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The candidate the rule gives for A's current nonzero pattern */
-static PetscErrorCode MatAutoRuleOf_Private(Mat A, MatAutoCandidate *k, char why[], size_t len)
+/*
+  The plan: every candidate's own (so that its getters answer, and any of them can be built by the timed choice), and
+  the candidate the rule gives from the row statistics
+*/
+static PetscErrorCode MatGPUFormatPlan_Auto(Mat A, const MatGPUMatRowStats *stats)
 {
-  const MatGPUMatRowStats *stats;
+  Mat_SeqAutoCUDA *a;
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatGetRowStats(A, &stats));
-  PetscCall(MatAutoCUDARule(stats, k, why, len));
+  PetscCall(MatAutoGetData_Private(A, &a));
+  for (PetscInt k = 0; k < MATAUTO_NCANDIDATES; k++)
+    if (a->cand[k]->plan) PetscCall(a->cand[k]->plan(A, stats));
+  PetscCall(MatAutoCUDARule(stats, &a->rule, a->rule_why, sizeof(a->rule_why)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The candidate the rule gives for A's current nonzero pattern (the plan's) */
+static PetscErrorCode MatAutoRuleOf_Private(Mat A, MatAutoCandidate *k, char why[], size_t len)
+{
+  Mat_SeqAutoCUDA *a;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatPlan(A));
+  PetscCall(MatAutoGetData_Private(A, &a));
+  *k = a->rule;
+  PetscCall(PetscStrncpy(why, a->rule_why, len));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -452,6 +472,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
   .copyparameters = MatGPUFormatCopyParameters_Auto,
   .setfromoptions = MatGPUFormatSetFromOptions_Auto,
   .view           = MatGPUFormatView_Auto,
+  .plan           = MatGPUFormatPlan_Auto,
   .build          = MatGPUFormatBuild_Auto,
   .copyvalues     = MatGPUFormatCopyValues_Auto,
   .freedevice     = MatGPUFormatFreeDevice_Auto,

@@ -67,37 +67,53 @@ static PetscInt MatCMRSUnroll(PetscInt S, PetscInt option)
   return S <= 2 ? 2 : 1;
 }
 
-/* Rows and entries the device copy will hold, from the base's row statistics (no entries before preallocation) */
-static PetscErrorCode MatCMRSHostCounts(Mat A, PetscInt *m, PetscCount *nnz)
-{
-  const MatGPUMatRowStats *s;
-
-  PetscFunctionBegin;
-  *m   = 0;
-  *nnz = 0;
-  PetscCall(MatGPUMatGetRowStats(A, &s));
-  *m   = s->rows;
-  *nnz = s->nnz;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The height in use: the user's, or the automatic one for the host matrix as it is now */
-static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
+/*
+  The plan: the kernel, the strip height and the scan kernel's strips per warp and passes loaded ahead, from the rows and
+  entries the device copy will hold (the base's row statistics) and the options
+*/
+static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
 {
   Mat_SeqCMRSCUDA *c;
-  PetscInt         m, variant;
-  PetscCount       nnz;
+  MatCMRSPlan     *p;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
-  PetscCall(MatCMRSHostCounts(A, &m, &nnz));
-  *h = c->height_option;
-  if (!*h && c->variant == CMRS_VARIANT_AUTO && A->preallocated) variant = MatCMRSVariantInUse(c, m, nnz);
-  else variant = c->variant == CMRS_VARIANT_AUTO ? CMRS_VARIANT_SCAN : c->variant;
-  if (!*h && variant == CMRS_VARIANT_PADDED) *h = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
-  else if (!*h && variant == CMRS_VARIANT_SCAN && !c->sort) *h = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
-  else if (!*h && A->preallocated) *h = MatCMRSAutomaticHeight(m, nnz);
-  else if (!*h) *h = 4;
+  p      = &c->plan;
+  p->m   = s->rows;
+  p->nnz = s->nnz;
+  if (c->variant == CMRS_VARIANT_AUTO) p->variant = s->preallocated ? MatCMRSVariantInUse(c, p->m, p->nnz) : CMRS_VARIANT_SCAN;
+  else p->variant = c->variant;
+  p->height_auto = (PetscBool)!c->height_option;
+  p->height      = c->height_option;
+  if (!p->height && p->variant == CMRS_VARIANT_PADDED) p->height = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
+  else if (!p->height && p->variant == CMRS_VARIANT_SCAN && !c->sort) p->height = CMRS_SCAN_HEIGHT; /* the scan kernel: see MatCMRSWarpStrips() */
+  else if (!p->height && s->preallocated) p->height = MatCMRSAutomaticHeight(p->m, p->nnz);
+  else if (!p->height) p->height = 4;
+  p->warp_strips = p->variant == CMRS_VARIANT_SCAN && !c->sort ? MatCMRSWarpStrips(p->height, c->warp_strips_option, p->m, p->nnz) : 0;
+  p->unroll      = MatCMRSUnroll(p->warp_strips, c->unroll_option);
+  p->block       = c->block_option;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The plan in use: made by the base for A's pattern and parameters now */
+static PetscErrorCode MatCMRSGetPlan_Private(Mat A, const MatCMRSPlan **p)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatPlan(A));
+  PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
+  *p = &c->plan;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCMRSHeight_Private(Mat A, PetscInt *h)
+{
+  const MatCMRSPlan *p = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetPlan_Private(A, &p));
+  *h = p->height;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -128,7 +144,7 @@ static PetscErrorCode MatCMRSCUDASetBlockSize_CMRS(Mat A, PetscInt b)
   PetscCheck(b >= 32 && b <= 1024 && b % 32 == 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "CMRS block size %" PetscInt_FMT " must be a multiple of 32 in 32..1024 (one warp per strip)", b);
   PetscCall(MatCMRSGetData_Private(A, &c));
   c->block_option = b;
-  c->block        = b; /* a launch parameter, not the layout's: the next product takes it */
+  PetscCall(MatGPUMatInvalidatePlan(A)); /* a launch parameter, not the layout's: planned again before the next product */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -289,7 +305,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
   if (set) {
     PetscCheck(v == 0 || v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", v);
     c->unroll_option = v;
-    if (c->warp_strips) c->unroll = MatCMRSUnroll(c->warp_strips, v); /* a kernel parameter of the plan: the layout stays */
+    PetscCall(MatGPUMatInvalidatePlan(A)); /* a kernel parameter of the plan: the layout stays */
   }
   PetscCall(PetscOptionsInt("-mat_cmrs_lane_entries", "Scan variant: consecutive entries each lane takes in a pass (1, 2 or 4): a pass covers 32 x E entries, one segmented scan per pass", "MatCMRSCUDASetLaneEntries", c->lane_entries, &v, &set));
   if (set) PetscCall(MatCMRSCUDASetLaneEntries(A, v));
@@ -305,28 +321,26 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
 
 static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
 {
-  Mat_SeqCMRSCUDA *c;
-  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
-  PetscBool        packed;
-  PetscInt         h, vm;
-  PetscCount       vnnz;
+  Mat_SeqCMRSCUDA   *c;
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  const MatCMRSPlan *p = NULL;
+  PetscBool          packed;
+  const char        *hauto;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
-  PetscCall(MatCMRSHeight_Private(A, &h));
-  /* the rows and entries the automatic strips per warp see: the device copy's, or the host matrix's before it */
-  if (g->built) vm = c->m, vnnz = c->nnz;
-  else PetscCall(MatCMRSHostCounts(A, &vm, &vnnz));
-  if (c->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", h, c->M_option, c->block_option));
-  else if (c->variant == CMRS_VARIANT_AUTO && g->built && !c->warp_strips && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 64 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", h, c->height_option ? "" : " (automatic)", c->block_option));
-  else if ((c->variant == CMRS_VARIANT_SCAN || c->variant == CMRS_VARIANT_AUTO) && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", h, c->height_option ? "" : " (automatic)", MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), MatCMRSUnroll(MatCMRSWarpStrips(h, c->warp_strips_option, vm, vnnz), c->unroll_option), c->lane_entries, c->block_option));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", h, c->height_option ? "" : " (automatic)", c->block_option, c->sort ? "yes" : "no"));
+  PetscCall(MatCMRSGetPlan_Private(A, &p));
+  hauto = p->height_auto ? " (automatic)" : "";
+  if (p->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", p->height, c->M_option, p->block));
+  else if (c->variant == CMRS_VARIANT_AUTO && p->variant == CMRS_VARIANT_BASIC && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 64 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", p->height, hauto, p->block));
+  else if (p->warp_strips) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", p->height, hauto, p->warp_strips, p->unroll, c->lane_entries, p->block));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", p->height, hauto, p->block, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
   if (g->built && c->split.nlong) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: %" PetscInt_FMT " of %" PetscInt_FMT " warp groups (more than %" PetscInt_FMT " entries) split into %" PetscInt_FMT " chunks of %" PetscInt_FMT "+ entries, one warp each, combined in a fixed order (-mat_cmrs_split_entries)\n", c->split.nlong, c->split.ngroups, 2 * c->split_entries, c->split.nchunks, c->split_entries));
-  else if (g->built && c->split_entries && !c->sorted && !c->M && MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: no warp group holds more than %" PetscInt_FMT " entries, none split (-mat_cmrs_split_entries %" PetscInt_FMT ")\n", 2 * c->split_entries, c->split_entries));
+  else if (g->built && c->split_entries && c->warp_strips) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: no warp group holds more than %" PetscInt_FMT " entries, none split (-mat_cmrs_split_entries %" PetscInt_FMT ")\n", 2 * c->split_entries, c->split_entries));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -371,18 +385,16 @@ static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void
 }
 
 /*
-  The scan kernel's plan, made at the build (the products only read it; an option that changes it rebuilds): whether
-  it runs and with how many strips per warp (c->warp_strips, 0: Algorithm 1 or the padded kernel), and the split of its
-  long groups (cmrsimpl.h) from the host row offsets of the rows the device holds
+  The scan kernel's part of the build: the plan's strips per warp (c->warp_strips, 0: Algorithm 1 or the padded kernel)
+  and the split of its long groups (cmrsimpl.h), laid out from the host row offsets of the rows the device holds
 */
-static PetscErrorCode MatCMRSPlanScan_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
+static PetscErrorCode MatCMRSSplitLongGroups_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
 {
   MatCMRSSplit *s = &c->split;
 
   PetscFunctionBegin;
   PetscCall(MatCMRSSplitFree_Private(c));
-  c->warp_strips = MatCMRSVariantInUse(c, c->m, c->nnz) == CMRS_VARIANT_SCAN && !c->sorted && !c->M ? MatCMRSWarpStrips(c->height, c->warp_strips_option, c->m, c->nnz) : 0;
-  c->unroll      = MatCMRSUnroll(c->warp_strips, c->unroll_option);
+  c->warp_strips = c->plan.warp_strips; /* the plan's: the scan kernel on an unsorted, unpadded layout */
   if (!c->split_entries || !c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, c->warp_strips, c->split_entries, s));
   if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
@@ -481,13 +493,13 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(MatCMRSGetData_Private(A, &c));
-  PetscCall(MatCMRSHeight_Private(A, &h));
+  h      = c->plan.height; /* made by the base for this pattern (MatGPUMatPlan()) */
   strips = (m + h - 1) / h;
-  c->block = c->block_option;
+  PetscCheck(c->plan.m == m && c->plan.nnz == csr->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "CMRS plan for %" PetscInt_FMT " rows, %" PetscCount_FMT " entries: not made for this CSR (%" PetscInt_FMT " rows, %" PetscCount_FMT " entries)", c->plan.m, c->plan.nnz, m, csr->nnz);
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
     PetscCall(MatCMRSBuildOnDevice_Private(A, c, h, csr));
-    PetscCall(MatCMRSPlanScan_Private(A, c, csr));
+    PetscCall(MatCMRSSplitLongGroups_Private(A, c, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the sorted and padded variants are laid out on the host */
@@ -513,7 +525,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
   PetscCall(MatCMRSLayoutDestroy(&L));
   PetscCall(ierr);
-  PetscCall(MatCMRSPlanScan_Private(A, c, csr));
+  PetscCall(MatCMRSSplitLongGroups_Private(A, c, csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -650,6 +662,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   .copyparameters = MatGPUFormatCopyParameters_CMRS,
   .setfromoptions = MatGPUFormatSetFromOptions_CMRS,
   .view           = MatGPUFormatView_CMRS,
+  .plan           = MatGPUFormatPlan_CMRS,
   .build          = MatGPUFormatBuild_CMRS,
   .copyvalues     = MatGPUFormatCopyValues_CMRS,
   .freedevice     = MatGPUFormatFreeDevice_CMRS,

@@ -144,7 +144,7 @@ __global__ void __launch_bounds__(256) cmrs_mult_block(int m, int H, const Petsc
 template <int H>
 void launch_mult(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
-  const int          warps  = (int)c->block / kWarp;
+  const int          warps  = (int)c->plan.block / kWarp;
   const unsigned int blocks = (unsigned int)((c->strips + warps - 1) / warps);
   const size_t       shmem  = (size_t)warps * H * kPad * sizeof(PetscScalar);
 
@@ -153,14 +153,14 @@ void launch_mult(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
     if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult<H, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     else (void)cudaFuncSetAttribute(cmrs_mult<H, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
   }
-  if (c->packed) cmrs_mult<H, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
-  else cmrs_mult<H, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  if (c->packed) cmrs_mult<H, true><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult<H, false><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
 template <int M>
 void launch_mult_padded(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   constexpr int      H      = CMRS_MAX_HEIGHT; /* heights below 16 use the H = 16 kernel: the buffer rows are indexed by r */
-  const int          warps  = (int)c->block / kWarp;
+  const int          warps  = (int)c->plan.block / kWarp;
   const unsigned int blocks = (unsigned int)((c->strips + warps - 1) / warps);
   const size_t       shmem  = (size_t)warps * M * H * sizeof(PetscScalar);
 
@@ -168,8 +168,8 @@ void launch_mult_padded(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const Pet
     if (c->packed) (void)cudaFuncSetAttribute(cmrs_mult_padded<H, M, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
     else (void)cudaFuncSetAttribute(cmrs_mult_padded<H, M, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
   }
-  if (c->packed) cmrs_mult_padded<H, M, true><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
-  else cmrs_mult_padded<H, M, false><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  if (c->packed) cmrs_mult_padded<H, M, true><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
+  else cmrs_mult_padded<H, M, false><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z);
 }
 } // namespace
 

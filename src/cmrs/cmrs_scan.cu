@@ -11,7 +11,7 @@ template <class F>
 PetscErrorCode with_scan_parameters(const Mat_SeqCMRSCUDA *c, F &&f)
 {
   PetscFunctionBegin;
-  PetscCall(MatGPUMatWithConstant<1, 2, 4>(c->lane_entries, "CMRS lane entries", [&](auto e) { return MatGPUMatWithConstant<1, 2, 4>(c->unroll, "CMRS unroll", [&](auto u) { return f(u, e); }); }));
+  PetscCall(MatGPUMatWithConstant<1, 2, 4>(c->lane_entries, "CMRS lane entries", [&](auto e) { return MatGPUMatWithConstant<1, 2, 4>(c->plan.unroll, "CMRS unroll", [&](auto u) { return f(u, e); }); }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

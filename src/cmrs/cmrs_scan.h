@@ -267,13 +267,13 @@ __global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__rest
 template <int S, int U, int E, bool PACKED, bool SPLIT>
 void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
-  const int          warps  = (int)c->block / kWarp;
+  const int          warps  = (int)c->plan.block / kWarp;
   const unsigned int blocks = (unsigned int)((nwarps + warps - 1) / warps);
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (!nwarps) return;
   if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, SPLIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-  cmrs_mult_scan<S, U, E, PACKED, SPLIT><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
+  cmrs_mult_scan<S, U, E, PACKED, SPLIT><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
 }
 
 /* the chunks of the split groups and the other groups in one launch, then, where some are split, the combine step */
@@ -301,13 +301,13 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
 template <int S, int U, int E, bool PACKED>
 void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
 {
-  const int          warps  = (int)c->block / kWarp;
+  const int          warps  = (int)c->plan.block / kWarp;
   const long long    groups = (c->strips + S - 1) / S;
   const unsigned int blocks = (unsigned int)PetscMin((groups + warps - 1) / warps, (long long)MATGPUMAT_MAX_DOT_PARTIALS);
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan_dot<S, U, E, PACKED>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-  cmrs_mult_scan_dot<S, U, E, PACKED><<<blocks, (unsigned int)c->block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z, partial);
+  cmrs_mult_scan_dot<S, U, E, PACKED><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z, partial);
   *npartial = (PetscInt)blocks;
 }
 

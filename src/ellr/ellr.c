@@ -23,20 +23,44 @@ static PetscErrorCode MatELLRCUDASetThreadsPerRow_ELLR(Mat A, PetscInt T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
+/* The plan: threads per row and the slots they make, from the row statistics alone */
+static PetscErrorCode MatGPUFormatPlan_ELLR(Mat A, const MatGPUMatRowStats *s)
+{
+  Mat_SeqELLRCUDA *e;
+  MatELLRPlan     *p;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  p         = &e->plan;
+  p->T_auto = (PetscBool)!e->T_option;
+  p->T      = e->T_option;
+  if (!p->T && s->preallocated) PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, &p->T));
+  p->m      = s->rows;
+  p->nnz    = s->nnz;
+  p->maxlen = s->maxlen;
+  p->width  = p->T ? ((s->maxlen + p->T - 1) / p->T) * p->T : 0;
+  p->stored = (PetscCount)p->m * p->width;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatELLRGetPlan_Private(Mat A, const MatELLRPlan **p)
 {
   Mat_SeqELLRCUDA *e;
 
   PetscFunctionBegin;
+  PetscCall(MatGPUMatPlan(A));
   PetscCall(MatELLRGetData_Private(A, &e));
-  if (e->T_option) *T = e->T_option;
-  else if (!A->preallocated) *T = 0;
-  else {
-    const MatGPUMatRowStats *s;
+  *p = &e->plan;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    PetscCall(MatGPUMatGetRowStats(A, &s));
-    PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, T));
-  }
+static PetscErrorCode MatELLRCUDAGetThreadsPerRow_ELLR(Mat A, PetscInt *T)
+{
+  const MatELLRPlan *p = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetPlan_Private(A, &p));
+  *T = p->T;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -113,15 +137,14 @@ static PetscErrorCode MatGPUFormatSetFromOptions_ELLR(Mat A, PetscGPUMatOptionIt
 
 static PetscErrorCode MatGPUFormatView_ELLR(Mat A, PetscViewer viewer)
 {
-  Mat_SeqELLRCUDA *e;
-  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
-  PetscInt         T;
+  Mat_SeqELLRCUDA   *e;
+  const MatELLRPlan *p = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "threads per row T = %" PetscInt_FMT "%s, max fill %g%s\n", g->built ? e->T : T, e->T_option ? "" : " (automatic)", (double)e->maxfill, e->maxfill == 0 ? " (no limit)" : ""));
-  if (g->built) PetscCall(PetscViewerASCIIPrintf(viewer, "rows %" PetscInt_FMT ", longest row %" PetscInt_FMT ", slots per row (width) %" PetscInt_FMT ", column-major with rl[] row lengths\n", e->m, e->maxlen, e->width));
+  PetscCall(MatELLRGetPlan_Private(A, &p));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "threads per row T = %" PetscInt_FMT "%s, max fill %g%s\n", p->T, p->T_auto ? " (automatic: from the mean and longest row)" : "", (double)e->maxfill, e->maxfill == 0 ? " (no limit)" : ""));
+  if (A->preallocated) PetscCall(PetscViewerASCIIPrintf(viewer, "rows %" PetscInt_FMT ", longest row %" PetscInt_FMT ", slots per row (width) %" PetscInt_FMT ", %g slots per entry, column-major with rl[] row lengths\n", p->m, p->maxlen, p->width, p->nnz ? (double)p->stored / (double)p->nnz : 0.0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -149,27 +172,31 @@ static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
 */
 static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, MatGPUMatCSR *csr)
 {
-  Mat_SeqELLRCUDA *e;
-  PetscInt         T, maxlen, width, m = csr->m;
-  PetscCount       stored;
+  Mat_SeqELLRCUDA   *e;
+  const MatELLRPlan *p = NULL;
+  PetscInt           T, m = csr->m;
+  PetscCount         stored;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
-  PetscCall(MatELLRLayoutMeasure(m, A->cmap->n, csr->ai, T, &maxlen, &width, &stored));
-  PetscCall(MatELLRCheckFill(m, csr->nnz, maxlen, stored, e->maxfill)); /* before allocating anything */
+  p      = &e->plan; /* made by the base for this pattern (MatGPUMatPlan()) */
+  T      = p->T;
+  stored = p->stored;
+  PetscCheck(p->m == m && p->nnz == csr->nnz && T > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "ELLPACK-R plan for %" PetscInt_FMT " rows, %" PetscCount_FMT " entries, T = %" PetscInt_FMT ": not made for this CSR (%" PetscInt_FMT " rows, %" PetscCount_FMT " entries)", p->m, p->nnz, T, m, csr->nnz);
+  PetscCheck((PetscCount)m * T < PETSC_INT32_MAX && A->cmap->n < PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "ELLPACK-R uses 32-bit row and column indices on the device: %" PetscInt_FMT " x %" PetscInt_FMT " is too large", m, A->cmap->n);
+  PetscCall(MatELLRCheckFill(m, csr->nnz, p->maxlen, stored, e->maxfill)); /* before allocating anything */
   PetscCall(MatGPUMatCheckDeviceMemory(A, MatELLRDeviceBytes(m, stored), "ELLPACK-R"));
   e->T      = T;
   e->m      = m;
-  e->width  = width;
-  e->maxlen = maxlen;
+  e->width  = p->width;
+  e->maxlen = p->maxlen;
   e->stored = stored;
   e->bytes  = MatELLRDeviceBytes(m, stored);
   /* (a failure leaves the partial allocations to the base, which frees them with freedevice) */
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)m * sizeof(int), (void **)&e->d_rl));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(int), (void **)&e->d_col));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)stored * sizeof(PetscScalar), (void **)&e->d_val));
-  PetscCall(MatELLRCUDALaunchFill(csr->stream, T, m, width, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa, e->d_rl, e->d_col, e->d_val));
+  PetscCall(MatELLRCUDALaunchFill(csr->stream, T, m, p->width, PETSC_TRUE, csr->d_ai, csr->d_aj, csr->d_aa, e->d_rl, e->d_col, e->d_val));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -266,12 +293,12 @@ static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscI
 static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqELLRCUDA *e;
-  PetscInt         T;
+  PetscInt         T = 0;
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   if (args) T = e->T;
-  else PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T)); /* what the next build will use */
+  else PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T)); /* the plan: what the next build uses */
   *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= MATGPUMAT_MAX_BLOCK);
   if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatELLRCUDALaunchMultBlock(args->stream, e->m, nvec, e->d_rl, e->d_col, e->d_val, args->x, args->ldx, args->z, args->ldz));
@@ -295,14 +322,12 @@ static PetscErrorCode MatGPUFormatGetInfo_ELLR(Mat A, MatGPUMatInfo *info)
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  if (!g->built) { /* what a build would store, without building */
-    const PetscInt *ai;
-    PetscInt        T, maxlen, width;
+  if (!g->built) { /* what a build would store, without building: the plan's */
+    const MatELLRPlan *p = NULL;
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    PetscCall(MatELLRCUDAGetThreadsPerRow_ELLR(A, &T));
-    PetscCall(MatELLRLayoutMeasure(info->rows, info->cols, ai, T, &maxlen, &width, &info->stored));
-    info->device_bytes = MatELLRDeviceBytes(info->rows, info->stored);
+    PetscCall(MatELLRGetPlan_Private(A, &p));
+    info->stored       = p->stored;
+    info->device_bytes = MatELLRDeviceBytes(p->m, p->stored);
   } else {
     info->stored       = e->stored;
     info->device_bytes = e->bytes;
@@ -320,6 +345,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   .copyparameters = MatGPUFormatCopyParameters_ELLR,
   .setfromoptions = MatGPUFormatSetFromOptions_ELLR,
   .view           = MatGPUFormatView_ELLR,
+  .plan           = MatGPUFormatPlan_ELLR,
   .build          = MatGPUFormatBuild_ELLR,
   .copyvalues     = MatGPUFormatCopyValues_ELLR,
   .freedevice     = MatGPUFormatFreeDevice_ELLR,

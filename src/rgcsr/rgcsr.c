@@ -11,22 +11,35 @@ static PetscErrorCode MatRgCSRGetData_Private(Mat A, Mat_SeqRGCSRCUDA **r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The parameters in effect: automatic T resolved from the host matrix, W >= m meaning one global window */
+/* The plan: group size, threads per row and sort window, from the row statistics and the options */
+static PetscErrorCode MatGPUFormatPlan_RgCSR(Mat A, const MatGPUMatRowStats *s)
+{
+  Mat_SeqRGCSRCUDA *r;
+  MatRgCSRPlan     *p;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  p         = &r->plan;
+  p->G      = r->G_option;
+  p->W      = r->W_option;
+  p->m      = s->rows;
+  p->T_auto = (PetscBool)!r->T_option;
+  p->T      = r->T_option;
+  if (!p->T && s->preallocated) PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, &p->T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The parameters in effect: the plan's (W >= m meaning one global window) */
 static PetscErrorCode MatRgCSRParameters_Private(Mat A, PetscInt *G, PetscInt *T, PetscInt *W)
 {
   Mat_SeqRGCSRCUDA *r;
 
   PetscFunctionBegin;
+  PetscCall(MatGPUMatPlan(A));
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  *G = r->G_option;
-  *W = r->W_option;
-  *T = r->T_option;
-  if (!*T && A->preallocated) {
-    const MatGPUMatRowStats *s;
-
-    PetscCall(MatGPUMatGetRowStats(A, &s));
-    PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, T));
-  }
+  *G = r->plan.G;
+  *W = r->plan.W;
+  *T = r->plan.T;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -220,9 +233,9 @@ static PetscErrorCode MatGPUFormatView_RgCSR(Mat A, PetscViewer viewer)
   PetscInt          G, T, W;
 
   PetscFunctionBegin;
-  PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "group size %" PetscInt_FMT ", threads per row T = %" PetscInt_FMT "%s, sort window %" PetscInt_FMT "%s, max fill %g%s\n", G, T, r->T_option ? "" : " (automatic)", W, W == 0 ? " (no reordering)" : (W >= A->rmap->n ? " (global)" : ""), (double)r->maxfill,
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "group size %" PetscInt_FMT ", threads per row T = %" PetscInt_FMT "%s, sort window %" PetscInt_FMT "%s, max fill %g%s\n", G, T, r->plan.T_auto ? " (automatic: from the mean and longest row)" : "", W, W == 0 ? " (no reordering)" : (W >= A->rmap->n ? " (global)" : ""), (double)r->maxfill,
                                    r->maxfill == 0 ? " (no limit)" : ""));
   if (g->built) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " groups, longest row %" PetscInt_FMT ", artificial zeros %.1f%% of nnz (the paper's filling)\n", r->ngroups, r->maxlen, g->nnz ? 100.0 * (double)(r->stored - g->nnz) / (double)g->nnz : 0.0));
@@ -267,7 +280,8 @@ static PetscErrorCode MatGPUFormatBuild_RgCSR(Mat A, MatGPUMatCSR *csr)
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
+  G = r->plan.G, T = r->plan.T, W = r->plan.W; /* made by the base for this pattern (MatGPUMatPlan()) */
+  PetscCheck(r->plan.m == m && T > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "RgCSR plan for %" PetscInt_FMT " rows, T = %" PetscInt_FMT ": not made for this CSR (%" PetscInt_FMT " rows)", r->plan.m, T, m);
   PetscCall(MatRgCSRCheckParameters(m, A->cmap->n, G, T, W));
   r->sort_skipped = PETSC_FALSE;
   if (W && m > 1 && r->minsaving > 0) { /* sort only where it cuts the slots enough */
@@ -414,12 +428,12 @@ static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const Petsc
 static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
   Mat_SeqRGCSRCUDA *r;
-  PetscInt          T;
+  PetscInt          T = 0;
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
   if (args) T = r->T;
-  else PetscCall(MatRGCSRCUDAGetThreadsPerRow_RgCSR(A, &T)); /* what the next build will use */
+  else PetscCall(MatRGCSRCUDAGetThreadsPerRow_RgCSR(A, &T)); /* the plan: what the next build uses */
   *can = (PetscBool)(T == 1 && nvec >= 1 && nvec <= MATGPUMAT_MAX_BLOCK);
   if (!args || !*can) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatRgCSRCUDALaunchMultBlock(args->stream, r, nvec, args->x, args->ldx, args->z, args->ldz));
@@ -472,6 +486,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   .copyparameters = MatGPUFormatCopyParameters_RgCSR,
   .setfromoptions = MatGPUFormatSetFromOptions_RgCSR,
   .view           = MatGPUFormatView_RgCSR,
+  .plan           = MatGPUFormatPlan_RgCSR,
   .build          = MatGPUFormatBuild_RgCSR,
   .copyvalues     = MatGPUFormatCopyValues_RgCSR,
   .freedevice     = MatGPUFormatFreeDevice_RgCSR,

@@ -91,8 +91,22 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 #define CMRS_VARIANT_SCAN   2
 #define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 64, else basic (H100 sweeps, docs/cmrs.md) */
 
+/* The plan record (MatGPUMatPlan()): the kernel, the strip height and the scan kernel's parameters, decided from the
+   row statistics and the options; the build lays out with it and the products launch with it */
+typedef struct {
+  PetscInt   variant;     /* the kernel: CMRS_VARIANT_BASIC, _PADDED or _SCAN (auto resolved by the mean row length) */
+  PetscInt   height;      /* rows per strip */
+  PetscBool  height_auto; /* not set by the user */
+  PetscInt   warp_strips; /* the scan kernel (unsorted, unpadded layout): strips per warp; 0: another kernel */
+  PetscInt   unroll;      /* the scan kernel: passes loaded ahead */
+  PetscInt   block;       /* threads per block */
+  PetscInt   m;           /* rows of the device copy */
+  PetscCount nnz;         /* entries */
+} MatCMRSPlan;
+
 /* The type's data */
 typedef struct {
+  MatCMRSPlan plan;
   PetscInt  height_option, block_option; /* -mat_cmrs_height (0: automatic), -mat_cmrs_block_size */
   PetscBool sort;                        /* -mat_cmrs_sort */
   PetscInt  variant;                     /* CMRS_VARIANT_BASIC, _PADDED or _SCAN */
@@ -103,9 +117,8 @@ typedef struct {
   PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
   PetscInt  split_entries;               /* -mat_cmrs_split_entries: C, entries per chunk of a split group (0: no split) */
   /* the device copy */
-  PetscInt       height, block, m, strips, M; /* M > 0: the padded layout is on the device */
-  PetscInt       warp_strips;                 /* > 0: the scan kernel runs, with this many strips per warp */
-  PetscInt       unroll;                      /* and this many passes loaded ahead */
+  PetscInt       height, m, strips, M; /* M > 0: the padded layout is on the device */
+  PetscInt       warp_strips;          /* > 0: the scan kernel runs, with this many strips per warp (the plan's at the build) */
   PetscBool      packed, sorted;
   PetscBool      device_built; /* the layout was packed on the GPU (MatCMRSCUDALaunchPack) */
   PetscCount     nnz;

@@ -37,11 +37,23 @@ PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const
 PETSC_EXTERN PetscErrorCode MatELLRLayoutDestroy(MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 
+/* The plan record (MatGPUMatPlan()): what the next build lays out, decided from the row statistics and the options */
+typedef struct {
+  PetscInt   T;      /* threads per row (0: automatic and not yet decided, before preallocation) */
+  PetscBool  T_auto; /* chosen from the mean row length (MatGPUMatChooseThreadsPerRow()), not set by the user */
+  PetscInt   m;      /* rows of the device copy */
+  PetscInt   maxlen; /* the longest row */
+  PetscInt   width;  /* slots per row: maxlen rounded up to a multiple of T */
+  PetscCount nnz;    /* entries */
+  PetscCount stored; /* slots: m x width */
+} MatELLRPlan;
+
 /* The type's data (A->spptr's format data) */
 typedef struct {
-  PetscInt  T_option; /* -mat_ellr_threads_per_row; 0: chosen from the mean row length */
-  PetscReal maxfill;  /* -mat_ellr_max_fill: largest stored/nnz accepted; 0: no limit */
-  /* the device copy */
+  PetscInt    T_option; /* -mat_ellr_threads_per_row; 0: chosen from the mean row length */
+  PetscReal   maxfill;  /* -mat_ellr_max_fill: largest stored/nnz accepted; 0: no limit */
+  MatELLRPlan plan;
+  /* the device copy, as built from the plan */
   PetscInt     T, width, m, maxlen;
   PetscCount   stored;
   int         *d_rl, *d_col;

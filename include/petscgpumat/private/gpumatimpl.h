@@ -56,6 +56,19 @@ typedef struct {
 /* The most partial sums of x'z a format's product with a dot product (multdot) writes (one block adds them after) */
 #define MATGPUMAT_MAX_DOT_PARTIALS 1024
 
+/* What the formats plan from (src/base/gpumat_rowstats.c): A's rows as the device copy holds them */
+typedef struct {
+  PetscInt         rows;       /* rows of the device copy: the nonempty ones where rows are compressed */
+  PetscInt         nzrows;     /* nonempty rows */
+  PetscInt         maxlen;     /* the longest row */
+  PetscReal        sumsq;      /* the sum of the squared row lengths: with nnz / rows, the spread of the lengths */
+  PetscCount       nnz;        /* entries */
+  PetscBool        compressed; /* only the nonempty rows go to the device */
+  /* what they describe */
+  PetscObjectState nonzerostate;
+  PetscBool        preallocated, compress, valid;
+} MatGPUMatRowStats;
+
 struct _MatGPUFormat {
   const char *name;    /* "ELLPACK-R": printed by MatView */
   const char *seqtype; /* MATSEQELLRCUDA */
@@ -66,7 +79,12 @@ struct _MatGPUFormat {
   PetscErrorCode (*copyparameters)(Mat, Mat);                            /* copy parameters from the first matrix to the second */
   PetscErrorCode (*setfromoptions)(Mat, PetscGPUMatOptionItems);             /* inside the base's PetscOptionsHeadBegin/End */
   PetscErrorCode (*view)(Mat, PetscViewer);                              /* the format's parameters and layout (ASCII info) */
-  PetscErrorCode (*build)(Mat, MatGPUMatCSR *);                         /* (re)build the device structure from the CSR */
+  /* optional: decide every parameter of the layout and its kernels that the format chooses (threads per row, height,
+     strips per warp, the choosing type's candidate) from the row statistics and its options, into its plan record (in
+     its data). Called by the base (MatGPUMatPlan()) once per nonzero pattern and parameter set, before the build and
+     before a getter or MatView reads the record; no device work, and no error for a pattern the build will refuse */
+  PetscErrorCode (*plan)(Mat, const MatGPUMatRowStats *);
+  PetscErrorCode (*build)(Mat, MatGPUMatCSR *);                         /* (re)build the device structure from the CSR, as planned */
   PetscErrorCode (*copyvalues)(Mat, MatGPUMatCSR *);                    /* same pattern, new values */
   PetscErrorCode (*freedevice)(Mat);                                     /* free every device allocation; safe on partial builds */
   PetscErrorCode (*mult)(Mat, const MatGPUMultArgs *);                   /* z = A x (+ y) */
@@ -110,19 +128,6 @@ PETSC_INTERN PetscErrorCode MatGPUMatCreateOverArrays(PetscInt, PetscInt, PetscI
    format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
 
-/* What the formats plan from (src/base/gpumat_rowstats.c): A's rows as the device copy holds them */
-typedef struct {
-  PetscInt         rows;       /* rows of the device copy: the nonempty ones where rows are compressed */
-  PetscInt         nzrows;     /* nonempty rows */
-  PetscInt         maxlen;     /* the longest row */
-  PetscReal        sumsq;      /* the sum of the squared row lengths: with nnz / rows, the spread of the lengths */
-  PetscCount       nnz;        /* entries */
-  PetscBool        compressed; /* only the nonempty rows go to the device */
-  /* what they describe */
-  PetscObjectState nonzerostate;
-  PetscBool        preallocated, compress, valid;
-} MatGPUMatRowStats;
-
 /* A->spptr of every petscgpumat matrix */
 typedef struct {
   const MatGPUFormat *format;
@@ -136,6 +141,11 @@ typedef struct {
   PetscBool           rebuild;      /* a structural parameter changed: rebuild at next use */
   PetscInt            nzrows;       /* rows with at least one entry (for flop counts) */
   MatGPUMatRowStats   rowstats;     /* MatGPUMatGetRowStats() */
+  struct {                          /* what the format's plan record was made for (MatGPUMatPlan()) */
+    PetscBool        valid;         /* no parameter changed since */
+    PetscObjectState nonzerostate;
+    PetscBool        preallocated, compress;
+  } planned;
   PetscCount          nnz;          /* nonzeros of the host matrix at the last build */
   MatGPUMatShadow     csr;          /* the MATSEQAIJCUSPARSE shadow of cuSPARSE's products and factorizations, made by the first of them
                                        (src/base/gpumat_shadow.c) and kept: then the format's device CSR too */
@@ -309,6 +319,8 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const P
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRowStats **);
+PETSC_INTERN PetscErrorCode MatGPUMatPlan(Mat);           /* src/base/gpumat_plan.c */
+PETSC_INTERN PetscErrorCode MatGPUMatInvalidatePlan(Mat); /* a kernel parameter changed: plan again, keep the layout */
 PETSC_INTERN PetscErrorCode MatGPUMatUploadRowOffsets(Mat, const PetscInt *, void *); /* src/base/gpumat_mult.c */
 PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, void *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
 

@@ -45,8 +45,19 @@ PETSC_EXTERN PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckParameters(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 
+/* The plan record (MatGPUMatPlan()): the parameters the next build lays out with, from the row statistics and the
+   options; whether reordering pays (-mat_rgcsr_sort_min_saving) is measured by the build on the row lengths */
+typedef struct {
+  PetscInt  G;      /* rows per group */
+  PetscInt  T;      /* threads per row (0: automatic and not yet decided, before preallocation) */
+  PetscBool T_auto; /* chosen from the mean row length (MatGPUMatChooseThreadsPerRow()) */
+  PetscInt  W;      /* sort window asked for (0: no reordering; >= rows: one global window) */
+  PetscInt  m;      /* rows of the device copy */
+} MatRgCSRPlan;
+
 /* The type's data */
 typedef struct {
+  MatRgCSRPlan plan;
   PetscInt  G_option, T_option, W_option; /* -mat_rgcsr_group_size, _threads_per_row (0: automatic), _sort_window */
   PetscReal maxfill;                      /* -mat_rgcsr_max_fill (0: no limit) */
   PetscReal minsaving;                    /* -mat_rgcsr_sort_min_saving: sort only if it cuts this fraction of the slots */
