@@ -508,6 +508,76 @@ static PetscErrorCode TestPlanFromStoredRows(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Expects `want` in A's MatView (ASCII info) */
+static PetscErrorCode ExpectView(Mat A, const char want[], const char what[])
+{
+  char  text[4096];
+  char *found;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestViewInfoText(A, text, sizeof(text)));
+  PetscCall(PetscStrstr(text, want, &found));
+  TEST_CHECK(found != NULL, "%s: MatView prints \"%s\"", what, want);
+  if (!found) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", text));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The plan record (src/base/gpumat_plan.c): made from the row statistics before any build, printed by MatView and
+  returned by the getters; made again after a new pattern, a structural parameter, or a launch parameter (which
+  keeps the layout)
+*/
+static PetscErrorCode TestPlanRecord(void)
+{
+  Mat      A;
+  PetscInt T, h;
+  MatType  choice;
+
+  PetscFunctionBeginUser;
+  /* ELLPACK-R: the longest row and the slots it makes, before any build; again after a longer row joins */
+  PetscCall(TestCreateLaplacian(2, 10, &A));
+  PetscCall(MatConvert(A, MATSEQELLRCUDA, MAT_INPLACE_MATRIX, &A));
+  PetscCall(ExpectView(A, "threads per row T = 1 (automatic", "ELLPACK-R plan before a build"));
+  PetscCall(ExpectView(A, "rows 100, longest row 5, slots per row (width) 5", "ELLPACK-R plan before a build"));
+  PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  for (PetscInt j = 20; j < 60; j++) PetscCall(MatSetValue(A, 0, j, 1.0, INSERT_VALUES)); /* row 0: 43 entries */
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  TEST_CHECK(T == 1, "ELLPACK-R after a long row joins: T %" PetscInt_FMT " (mean 5.0, longest 43)", T);
+  PetscCall(ExpectView(A, "rows 100, longest row 43, slots per row (width) 43", "ELLPACK-R plan after a new pattern"));
+  PetscCall(MatELLRCUDASetThreadsPerRow(A, 4));
+  PetscCall(ExpectView(A, "threads per row T = 4, max fill", "ELLPACK-R plan after T is set"));
+  PetscCall(ExpectView(A, "slots per row (width) 44", "ELLPACK-R plan after T is set (43 rounded up to a multiple of 4)"));
+  PetscCall(MatDestroy(&A));
+
+  /* CMRS: the scan kernel's plan; a launch parameter (block size, passes loaded ahead) planned again */
+  PetscCall(TestCreateLaplacian(2, 10, &A));
+  PetscCall(MatConvert(A, MATSEQCMRSCUDA, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatCMRSCUDAGetHeight(A, &h));
+  TEST_CHECK(h == 16, "CMRS scan kernel's automatic height %" PetscInt_FMT " (16)", h);
+  PetscCall(ExpectView(A, "variant auto: scan (H100 kernel: warp segmented scan on the unsorted layout), height 16 (automatic), 4 strips per warp, 1 passes loaded ahead, 4 entries per lane per pass, block size 128", "CMRS plan before a build"));
+  PetscCall(MatCMRSCUDASetBlockSize(A, 256));
+  PetscCall(ExpectView(A, "block size 256", "CMRS plan after the block size is set"));
+  PetscCall(TestSetOptionExpect(A, "-mat_cmrs_unroll", "4", PETSC_SUCCESS));
+  PetscCall(ExpectView(A, "4 strips per warp, 4 passes loaded ahead", "CMRS plan after -mat_cmrs_unroll 4"));
+  PetscCall(MatCMRSCUDASetSort(A, PETSC_TRUE));
+  PetscCall(MatCMRSCUDAGetHeight(A, &h));
+  TEST_CHECK(h == 8, "CMRS sorted strips (Algorithm 1): automatic height %" PetscInt_FMT " (8 at mean row length 4.6)", h);
+  PetscCall(ExpectView(A, "variant basic (Algorithm 1) (the scan kernel needs unsorted strips), height 8 (automatic)", "CMRS plan with sorted strips"));
+  PetscCall(MatDestroy(&A));
+
+  /* the choosing type: the rule's candidate is the plan's, and each candidate's getters answer from its own plan */
+  PetscCall(TestCreateLaplacian(2, 10, &A));
+  PetscCall(MatConvert(A, MATSEQAUTOCUDA, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatAutoCUDAGetChoice(A, &choice));
+  PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  PetscCall(MatCMRSCUDAGetHeight(A, &h));
+  TEST_CHECK(choice && T == 1 && h == 16, "autocuda plans every candidate: choice %s, ELLPACK-R T %" PetscInt_FMT ", CMRS height %" PetscInt_FMT, choice ? choice : "(none)", T, h);
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu, only;
@@ -532,6 +602,7 @@ int main(int argc, char **argv)
   PetscCall(TestInfoAndView());
   PetscCall(TestTriangularLevels());
   PetscCall(TestPlanFromStoredRows());
+  PetscCall(TestPlanRecord());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();
