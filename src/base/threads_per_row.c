@@ -16,3 +16,14 @@ PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt m, PetscCount nnz, PetscInt
   while (*T < 32 && (PetscReal)(2 * *T) <= mean / 4) *T *= 2;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The threads per row a format's plan takes: the user's (option > 0), else the rule's on the row statistics; 0 before
+   preallocation, when there is nothing to decide from yet */
+PetscErrorCode MatGPUMatPlanThreadsPerRow(const MatGPUMatRowStats *s, PetscInt option, PetscInt *T, PetscBool *automatic)
+{
+  PetscFunctionBegin;
+  *automatic = (PetscBool)!option;
+  *T         = option;
+  if (!option && s->preallocated) PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -32,9 +32,7 @@ static PetscErrorCode MatGPUFormatPlan_ELLR(Mat A, const MatGPUMatRowStats *s)
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
   p         = &e->plan;
-  p->T_auto = (PetscBool)!e->T_option;
-  p->T      = e->T_option;
-  if (!p->T && s->preallocated) PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, &p->T));
+  PetscCall(MatGPUMatPlanThreadsPerRow(s, e->T_option, &p->T, &p->T_auto));
   p->m      = s->rows;
   p->nnz    = s->nnz;
   p->maxlen = s->maxlen;

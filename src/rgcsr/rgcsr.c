@@ -23,9 +23,7 @@ static PetscErrorCode MatGPUFormatPlan_RgCSR(Mat A, const MatGPUMatRowStats *s)
   p->G      = r->G_option;
   p->W      = r->W_option;
   p->m      = s->rows;
-  p->T_auto = (PetscBool)!r->T_option;
-  p->T      = r->T_option;
-  if (!p->T && s->preallocated) PetscCall(MatGPUMatChooseThreadsPerRow(s->rows, s->nnz, s->maxlen, &p->T));
+  PetscCall(MatGPUMatPlanThreadsPerRow(s, r->T_option, &p->T, &p->T_auto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

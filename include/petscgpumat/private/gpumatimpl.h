@@ -317,6 +317,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, cons
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode MatGPUMatPlanThreadsPerRow(const MatGPUMatRowStats *, PetscInt, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStats(Mat, const MatGPUMatRowStats **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRowStats **);
 PETSC_INTERN PetscErrorCode MatGPUMatPlan(Mat);           /* src/base/gpumat_plan.c */
