@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Whether a change left GPU kernels the same, on a machine without a GPU.
 
-    python3 tools/kernel_equivalence.py REV src/ellr/ellr_kernels.cu [more .cu files]
+    python3 tools/kernel_equivalence.py REV src/ellr/ellr_kernels.cu [more .cu files] [-D NAME=VALUE ...]
 
 Compiles each file as it is at REV (git worktree) and as it is in the work tree to PTX with the makefile's nvcc and
 flags, renames the per-file symbol hashes nvcc puts in internal names, and compares each kernel's body:
@@ -87,10 +87,12 @@ def main():
     ap.add_argument("rev")
     ap.add_argument("files", nargs="+")
     ap.add_argument("--diff", action="store_true", help="print the differing lines of each kernel that is not the same")
+    ap.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                    help="a macro for both sides, as the makefile passes one (cmrs_scan_instances.cu: CMRS_SCAN_U, CMRS_SCAN_E)")
     a = ap.parse_args()
     nvcc = make_var("CUDAC")
     flags = [f for f in make_var("NVFLAGS").split() if not f.startswith("-I" + os.path.join(ROOT, "include"))]
-    flags = [f for f in flags if f not in ("-Xcompiler", "-Wall", "-fPIC", "-fvisibility=hidden")]
+    flags = [f for f in flags if f not in ("-Xcompiler", "-Wall", "-fPIC", "-fvisibility=hidden")] + ["-D" + d for d in a.defines]
     worst = 0
     with tempfile.TemporaryDirectory() as tmp:
         old = os.path.join(tmp, "old")
