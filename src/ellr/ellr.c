@@ -166,7 +166,7 @@ static size_t MatELLRDeviceBytes(PetscInt m, PetscCount stored)
 
 /*
   The layout is built on the GPU from the base's device CSR by a kernel (one thread per row and lane), the host layout
-  code (ellr_layout.c) being its oracle in the tests. Peak device memory: the CSR + the layout.
+  code (tests/reference/ellr_layout.c) being its oracle in the tests. Peak device memory: the CSR + the layout.
 */
 static PetscErrorCode MatGPUFormatBuild_ELLR(Mat A, MatGPUMatCSR *csr)
 {

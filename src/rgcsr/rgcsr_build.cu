@@ -1,6 +1,6 @@
 /*
-  Row-grouped CSR built on the GPU from the uploaded CSR (the host layout of rgcsr_layout.c stays as the tests'
-  oracle), in two steps:
+  Row-grouped CSR built on the GPU from the uploaded CSR (the host layout of tests/reference/rgcsr_layout.c is
+  the tests' oracle), in two steps:
   - groups: the row lengths, the optional reordering by decreasing length inside windows of W rows (CUB's stable
     segmented sort: equal lengths keep the row order, as on the host), each group's longest row (CUB segmented
     max), its slots (the longest row rounded up to T, times its rows) and their offsets (CUB scan). Only the

@@ -1,4 +1,5 @@
-/* Row-grouped CSR layout on the host: the tests' oracle for the device build (rgcsr_build.cu), and its emulation. */
+/* Row-grouped CSR on the host: the parameters' check, the rows' order and groups (what a layout of given parameters
+   stores, before any build), the padding guard. The host oracle of the whole layout is the tests' (tests/reference/). */
 #include <petscgpumat/private/rgcsrimpl.h>
 
 PetscErrorCode MatRgCSRCheckParameters(PetscInt m, PetscInt n, PetscInt G, PetscInt T, PetscInt W)
@@ -65,71 +66,12 @@ static PetscErrorCode MatRgCSRBuildGroups(MatRgCSRLayout *L)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Stored entries (padding included) of the layout for these parameters, without building it */
-PetscErrorCode MatRgCSRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[], PetscInt G, PetscInt T, PetscInt W, PetscInt *maxlen, PetscCount *stored)
-{
-  MatRgCSRLayout L;
-
-  PetscFunctionBegin;
-  PetscCall(MatRgCSRCheckParameters(m, n, G, T, W));
-  PetscCall(PetscMemzero(&L, sizeof(L)));
-  L.m = m, L.n = n, L.G = G, L.T = T, L.W = W;
-  PetscCall(MatRgCSRPermutation(m, ai, W, &L.perm));
-  PetscCall(PetscMalloc1(m, &L.rl));
-  for (PetscInt p = 0; p < m; p++) {
-    const PetscInt i = L.perm ? L.perm[p] : p;
-    L.rl[p]          = (int)(ai[i + 1] - ai[i]);
-  }
-  PetscCall(MatRgCSRBuildGroups(&L));
-  *maxlen = L.maxlen;
-  *stored = L.stored;
-  PetscCall(MatRgCSRLayoutDestroy(&L));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The padding guard (the base's, shared with ELLPACK-R) */
-PetscErrorCode MatRgCSRCheckFill(PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
-{
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatCheckPadding("RgCSR", "-mat_rgcsr_max_fill", "Try -mat_rgcsr_sort_window (reordering cuts padding), a smaller -mat_rgcsr_group_size, -mat_type cmrscuda (no padding)", m, nnz, maxlen, stored, maxfill));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *L, const PetscInt ai[], const PetscScalar aa[], PetscScalar val[])
-{
-  PetscFunctionBegin;
-  PetscCall(PetscArrayzero(val, L->stored));
-  for (PetscInt p = 0; p < L->m; p++) {
-    const PetscInt i = L->perm ? L->perm[p] : p;
-
-    for (PetscInt k = 0; k < L->rl[p]; k++) val[MatRgCSRSlot(L, p, k)] = aa[ai[i] + k];
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  MatRgCSRLayoutCreate - Builds the row-grouped CSR arrays of a CSR matrix on the host
-
-  Not Collective
-
-  Input Parameters:
-+ m  - rows
-. n  - columns
-. ai - CSR row offsets, `m`+1 entries
-. aj - CSR column indices
-. aa - CSR values, or `NULL` for a layout without values
-. G  - group size in 1..1024 (the type uses multiples of 32)
-. T  - threads per row, a power of two up to 32
-- W  - sort window: rows sorted by decreasing length inside windows of `W` rows; 0: no reordering
-
-  Output Parameter:
-. L - the layout; free it with `MatRgCSRLayoutDestroy()`
-
-  Level: developer
-
-.seealso: `MATSEQRGCSRCUDA`, `MatRgCSRLayoutMult()`
-@*/
-PetscErrorCode MatRgCSRLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[], const PetscInt aj[], const PetscScalar aa[], PetscInt G, PetscInt T, PetscInt W, MatRgCSRLayout *L)
+/*
+  The layout's rows and groups without its entries: the stored order (perm), row lengths (rl), group offsets (gp),
+  longest row and stored slots. The library measures a layout with it (MatRgCSRLayoutMeasure()); the tests' host
+  oracle (tests/reference/rgcsr_layout.c) adds the columns and values.
+*/
+PetscErrorCode MatRgCSRLayoutCreateGroups(PetscInt m, PetscInt n, const PetscInt ai[], PetscInt G, PetscInt T, PetscInt W, MatRgCSRLayout *L)
 {
   PetscFunctionBegin;
   PetscCall(MatRgCSRCheckParameters(m, n, G, T, W));
@@ -142,21 +84,27 @@ PetscErrorCode MatRgCSRLayoutCreate(PetscInt m, PetscInt n, const PetscInt ai[],
     L->rl[p]         = (int)(ai[i + 1] - ai[i]);
   }
   PetscCall(MatRgCSRBuildGroups(L));
-  PetscCall(PetscMalloc1(L->stored, &L->col));
-  for (PetscInt g = 0; g < L->ngroups; g++) {
-    const PetscInt p0 = g * G, p1 = PetscMin(p0 + G, m), Gg = p1 - p0, K = (PetscInt)((L->gp[g + 1] - L->gp[g]) / Gg);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-    for (PetscInt p = p0; p < p1; p++) {
-      const PetscInt i   = L->perm ? L->perm[p] : p;
-      const int      pad = L->rl[p] ? (int)aj[ai[i + 1] - 1] : 0; /* the row's last column: valid, already in cache */
+/* Stored entries (padding included) of the layout for these parameters, without building it */
+PetscErrorCode MatRgCSRLayoutMeasure(PetscInt m, PetscInt n, const PetscInt ai[], PetscInt G, PetscInt T, PetscInt W, PetscInt *maxlen, PetscCount *stored)
+{
+  MatRgCSRLayout L;
 
-      for (PetscInt k = 0; k < K; k++) L->col[MatRgCSRSlot(L, p, k)] = k < L->rl[p] ? (int)aj[ai[i] + k] : pad;
-    }
-  }
-  if (aa) {
-    PetscCall(PetscMalloc1(L->stored, &L->val));
-    PetscCall(MatRgCSRLayoutFillValues(L, ai, aa, L->val));
-  }
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRLayoutCreateGroups(m, n, ai, G, T, W, &L));
+  *maxlen = L.maxlen;
+  *stored = L.stored;
+  PetscCall(MatRgCSRLayoutDestroy(&L));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The padding guard (the base's, shared with ELLPACK-R) */
+PetscErrorCode MatRgCSRCheckFill(PetscInt m, PetscCount nnz, PetscInt maxlen, PetscCount stored, PetscReal maxfill)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatCheckPadding("RgCSR", "-mat_rgcsr_max_fill", "Try -mat_rgcsr_sort_window (reordering cuts padding), a smaller -mat_rgcsr_group_size, -mat_type cmrscuda (no padding)", m, nnz, maxlen, stored, maxfill));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

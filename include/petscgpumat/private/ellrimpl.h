@@ -31,9 +31,6 @@ static inline PetscCount MatELLRSlot(PetscInt m, PetscInt T, PetscInt i, PetscIn
 
 /* The build and gather threads: the row-group engine's (rowgroupimpl.h) */
 
-PETSC_EXTERN PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);
-PETSC_EXTERN PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, MatELLRLayout *);
-PETSC_EXTERN PetscErrorCode MatELLRLayoutFillValues(const MatELLRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatELLRLayoutDestroy(MatELLRLayout *);
 PETSC_EXTERN PetscErrorCode MatELLRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 

@@ -38,9 +38,8 @@ static inline PetscCount MatRgCSRSlot(const MatRgCSRLayout *L, PetscInt p, Petsc
 
 /* The build and gather threads: the row-group engine's (rowgroupimpl.h) */
 
-PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
+PETSC_EXTERN PetscErrorCode MatRgCSRLayoutCreateGroups(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscInt, PetscInt *, PetscCount *);
-PETSC_EXTERN PetscErrorCode MatRgCSRLayoutFillValues(const MatRgCSRLayout *, const PetscInt[], const PetscScalar[], PetscScalar[]);
 PETSC_EXTERN PetscErrorCode MatRgCSRLayoutDestroy(MatRgCSRLayout *);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckParameters(PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
 PETSC_EXTERN PetscErrorCode MatRgCSRCheckFill(PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
