@@ -79,8 +79,9 @@ static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
   p      = &c->plan;
-  p->m   = s->rows;
-  p->nnz = s->nnz;
+  p->m        = s->rows;
+  p->nnz      = s->nnz;
+  p->measured = PETSC_FALSE; /* measured again when asked, for this pattern */
   if (c->variant == CMRS_VARIANT_AUTO) p->variant = s->preallocated ? MatCMRSVariantInUse(c, p->m, p->nnz) : CMRS_VARIANT_SCAN;
   else p->variant = c->variant;
   p->height_auto = (PetscBool)!c->height_option;
@@ -636,16 +637,20 @@ static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
   if (c->variant == CMRS_VARIANT_PADDED) { /* the padded size: from the device copy, or by arranging the strips on the host */
     Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
+    PetscCall(MatCMRSCanPack(info->cols + 1, &packed)); /* column 2^28 - 1 marks padding */
     if (g->built && c->M) info->stored = c->nnz;
-    else {
-      const PetscInt *ai, *aj;
-      MatCMRSLayout   L;
+    else { /* measured on the host rows once per pattern, kept in the plan */
+      if (!c->plan.measured) {
+        const PetscInt *ai, *aj;
+        MatCMRSLayout   L;
 
-      PetscCall(MatCMRSCanPack(info->cols + 1, &packed));
-      PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, NULL));
-      PetscCall(MatCMRSLayoutCreatePadded(info->rows, info->cols, ai, aj, NULL, h, c->M_option, packed, &L));
-      info->stored = L.nnz;
-      PetscCall(MatCMRSLayoutDestroy(&L));
+        PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, NULL));
+        PetscCall(MatCMRSLayoutCreatePadded(info->rows, info->cols, ai, aj, NULL, h, c->M_option, packed, &L));
+        c->plan.measured_stored = L.nnz;
+        c->plan.measured        = PETSC_TRUE;
+        PetscCall(MatCMRSLayoutDestroy(&L));
+      }
+      info->stored = c->plan.measured_stored;
     }
   }
   info->read_entries  = info->stored; /* the padded variant reads its explicit zeros */

@@ -23,6 +23,7 @@ static PetscErrorCode MatGPUFormatPlan_RgCSR(Mat A, const MatGPUMatRowStats *s)
   p->G      = r->G_option;
   p->W      = r->W_option;
   p->m      = s->rows;
+  p->measured = PETSC_FALSE; /* measured again when asked, for this pattern */
   PetscCall(MatGPUMatPlanThreadsPerRow(s, r->T_option, &p->T, &p->T_auto));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -458,12 +459,19 @@ static PetscErrorCode MatGPUFormatGetInfo_RgCSR(Mat A, MatGPUMatInfo *info)
   PetscCall(MatRgCSRGetData_Private(A, &r));
   PetscCall(MatRgCSRParameters_Private(A, &G, &T, &W));
   ngroups = (info->rows + G - 1) / G;
-  if (!g->built) {
-    const PetscInt *ai;
-    PetscBool       skipped;
+  if (!g->built) { /* what a build would store: measured on the host rows once per pattern, kept in the plan */
+    MatRgCSRPlan *p = &r->plan;
 
-    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
-    PetscCall(MatRgCSREffectiveWindow_Private(A, A->rmap->n, ai, G, T, W, &W, &info->stored, &maxlen, &skipped));
+    if (!p->measured) {
+      const PetscInt *ai;
+      PetscBool       skipped;
+
+      PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+      PetscCall(MatRgCSREffectiveWindow_Private(A, A->rmap->n, ai, G, T, W, &p->measured_W, &p->measured_stored, &maxlen, &skipped));
+      p->measured = PETSC_TRUE;
+    }
+    W                  = p->measured_W;
+    info->stored       = p->measured_stored;
     info->device_bytes = MatRgCSRDeviceBytes(info->rows, ngroups, (PetscBool)(W > 0 && info->rows > 1), info->stored);
   } else {
     W                  = r->W;

@@ -567,6 +567,23 @@ static PetscErrorCode TestPlanRecord(void)
   PetscCall(ExpectView(A, "variant basic (Algorithm 1) (the scan kernel needs unsorted strips), height 8 (automatic)", "CMRS plan with sorted strips"));
   PetscCall(MatDestroy(&A));
 
+  /* RgCSR: what a build would store, measured once per pattern before any build, measured again after a new one */
+  {
+    MatGPUMatInfo info0, info1, info2;
+
+    PetscCall(TestCreateLaplacian(2, 10, &A));
+    PetscCall(MatConvert(A, MATSEQRGCSRCUDA, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatGPUMatGetInfo(A, &info0));
+    PetscCall(MatGPUMatGetInfo(A, &info1));
+    PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+    for (PetscInt j = 20; j < 60; j++) PetscCall(MatSetValue(A, 0, j, 1.0, INSERT_VALUES)); /* row 0: 43 entries, in the first group of 100 rows */
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatGPUMatGetInfo(A, &info2));
+    TEST_CHECK(info0.stored == 500 && info1.stored == info0.stored && info2.stored == 4300, "RgCSR stored slots before a build: %" PetscCount_FMT ", %" PetscCount_FMT " again, %" PetscCount_FMT " after a 43-entry row joins its group of 100 rows (500, 500, 4300)", info0.stored, info1.stored, info2.stored);
+    PetscCall(MatDestroy(&A));
+  }
+
   /* the choosing type: the rule's candidate is the plan's, and each candidate's getters answer from its own plan */
   PetscCall(TestCreateLaplacian(2, 10, &A));
   PetscCall(MatConvert(A, MATSEQAUTOCUDA, MAT_INPLACE_MATRIX, &A));

@@ -102,6 +102,10 @@ typedef struct {
   PetscInt   block;       /* threads per block */
   PetscInt   m;           /* rows of the device copy */
   PetscCount nnz;         /* entries */
+  /* the padded variant: the entries a build would store, padding included, measured on the host rows at the first
+     query before a build (MatGPUMatGetInfo()) and kept with the plan */
+  PetscBool  measured;
+  PetscCount measured_stored;
 } MatCMRSPlan;
 
 /* The type's data */

@@ -52,6 +52,11 @@ typedef struct {
   PetscBool T_auto; /* chosen from the mean row length (MatGPUMatChooseThreadsPerRow()) */
   PetscInt  W;      /* sort window asked for (0: no reordering; >= rows: one global window) */
   PetscInt  m;      /* rows of the device copy */
+  /* what a build would store, measured on the host rows at the first query before a build (MatGPUMatGetInfo()) and
+     kept with the plan: the window reordering keeps (0: none) and the slots */
+  PetscBool  measured;
+  PetscInt   measured_W;
+  PetscCount measured_stored;
 } MatRgCSRPlan;
 
 /* The type's data */
