@@ -318,6 +318,8 @@ else
   done
 fi
 
+# one report from the reports of a suite's shards (the GPU half runs in calls of under 10 minutes): made-up shards
+expect cpu-petsc-suite-merge '^\| \*\*total\*\* \| 3 \| 3 \|$' python3 "$root/tests/petsc_suite/petsc_suite.py" --merge "$root/tests/petsc_suite/fixtures/shard1" "$root/tests/petsc_suite/fixtures/shard2" --out "$build/petsc-suite-merge"
 prog cpu-petsc-suite python3 "$root/tests/petsc_suite/petsc_suite.py" --ci --report-lines --lib "$lib" --build "$build/petsc-suite" --out "$build/petsc-suite-out" # PETSc's own KSP/SNES tests, ours vs MATAIJ (docs/petsc-test-suite.md)
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]

@@ -784,8 +784,8 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
     md = ["# PETSc test suite, differential run (%s mode)" % a.mode, "",
           "- date: %s" % a.date, "- machine: %s" % a.machine, "- PETSc %s (%s)" % (petsc.version, petsc.dir),
           "- mode: %s; baseline %s; types %s" % (a.mode, "aijcusparse" if a.mode == "gpu" else "aij" if a.baseline_inode else "aij (-mat_no_inode)", ", ".join(types)),
-          "- selection: %s; %d test commands compared, %d runs, %.0f s wall with %d jobs" % (
-              a.selection, ncmd, ncmd * (1 + len(types)), wall, a.jobs),
+          "- selection: %s; %d test commands compared, %d runs%s" % (
+              a.selection, ncmd, ncmd * (1 + len(types)), ", %.0f s wall with %d jobs" % (wall, a.jobs) if wall is not None else ""),
           "- baseline matches PETSc's reference output: %d of %d commands; ours matches it where the baseline does not: %d "
           "comparisons (command and type), ours does not where the baseline does: %d" % (
               len({r["label"] for r in results if r["baseline_ref"] == "yes"}), ncmd, len(ref_only), len(ref_lost)),
@@ -835,6 +835,37 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
     return table
 
 
+def merge_reports(a):
+    """One report from the reports of several shards (the GPU half runs a selection in calls of under 10 minutes):
+    their results.csv rows and failures.md sections, in order; the head lines from the first shard's summary.md"""
+    results, failures, head = [], ["# Commands and types that do not agree (merged from %d shards)" % len(a.merge), ""], {}
+    for d in a.merge:
+        with open(os.path.join(d, "results.csv"), newline="") as f:
+            for r in csv.DictReader(f):
+                results.append(dict(r, label=r["test"], used=(r["used"] == "1") if r["used"] else None, baseline_s=float(r["baseline_s"]),
+                                    ours_s=float(r["ours_s"]), detail=r["detail"].split(" / ") if r["detail"] else []))
+        fl = open(os.path.join(d, "failures.md")).read().split("\n")
+        failures += fl[2:]
+        for line in open(os.path.join(d, "summary.md")):
+            k = re.split(r"[: ]", line[2:], maxsplit=1)[0] if line.startswith("- ") else None
+            if k in ("date", "machine", "PETSc", "mode") and k not in head:
+                head[k] = line.rstrip("\n")
+    labels = {r["label"] for r in results}
+    if len(labels) * len({r["type"] for r in results}) != len(results):
+        sys.exit("petsc_suite --merge: the shards overlap or differ in their types")
+    a.types = list(dict.fromkeys(r["type"] for r in results))
+    a.mode = "gpu" if "gpu" in head.get("mode", "") else "cpu"
+    a.date = head.get("date", "- date: ?")[8:]
+    a.machine = head.get("machine", "- machine: ?")[11:]
+    a.selection, a.baseline_inode = "%d shards merged (%s)" % (len(a.merge), ", ".join(a.merge)), False
+    m = re.match(r"- PETSc (\S+) \((.*)\)", head.get("PETSc", ""))
+    petsc = argparse.Namespace(version=m.group(1) if m else "?", dir=m.group(2) if m else "?")
+    table = write_reports(results, [], {}, a, petsc, None)
+    open(os.path.join(a.out, "failures.md"), "w").write("\n".join(failures))
+    print("\n".join(table))
+    return 0
+
+
 # ---------------------------------------------------------------- main
 def unavailable(a, why):
     """Nothing can run here (a machine without PETSc's examples or a compiler): a SKIP for tests/run.sh, else an error."""
@@ -876,7 +907,11 @@ def main():
     ap.add_argument("--keep-rundirs", action="store_true")
     ap.add_argument("--date", default=datetime.date.today().isoformat())
     ap.add_argument("--machine", default=None)
+    ap.add_argument("--merge", nargs="+", metavar="DIR", help="write one report (summary.md, results.csv, failures.md in --out) "
+                    "from the reports of shards of one selection, in the order given (run nothing)")
     a = ap.parse_args()
+    if a.merge:
+        return merge_reports(a)
     a.types = [t for t in a.types.split(",") if t]
     a.build, a.out, a.lib = os.path.abspath(a.build), os.path.abspath(a.out), os.path.abspath(a.lib)
     fatal = set((a.fatal if a.fatal is not None else (CPU_FATAL if a.mode == "cpu" else "")).split(",")) - {""}
