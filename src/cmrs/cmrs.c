@@ -78,7 +78,7 @@ static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatGetData(A, &MatGPUFormat_CMRS, &c));
-  p      = &c->plan;
+  p           = &c->plan;
   p->m        = s->rows;
   p->nnz      = s->nnz;
   p->measured = PETSC_FALSE; /* measured again when asked, for this pattern */
