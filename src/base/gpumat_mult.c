@@ -260,7 +260,7 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
       g->stream = stream;
     }
   }
-  if (same_structure) PetscCall(MatGPUMatPlan(A)); /* current unless a kernel parameter changed (the layout stays) */
+  if (same_structure && !g->planned.valid) PetscCall(MatGPUMatPlan(A)); /* a launch parameter changed: plan again, the layout stays */
   if (same_structure && !host_changed) PetscFunctionReturn(PETSC_SUCCESS);
 
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
