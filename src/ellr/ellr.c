@@ -31,7 +31,7 @@ static PetscErrorCode MatGPUFormatPlan_ELLR(Mat A, const MatGPUMatRowStats *s)
 
   PetscFunctionBegin;
   PetscCall(MatELLRGetData_Private(A, &e));
-  p         = &e->plan;
+  p = &e->plan;
   PetscCall(MatGPUMatPlanThreadsPerRow(s, e->T_option, &p->T, &p->T_auto));
   p->m      = s->rows;
   p->nnz    = s->nnz;

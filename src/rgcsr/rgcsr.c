@@ -19,10 +19,10 @@ static PetscErrorCode MatGPUFormatPlan_RgCSR(Mat A, const MatGPUMatRowStats *s)
 
   PetscFunctionBegin;
   PetscCall(MatRgCSRGetData_Private(A, &r));
-  p         = &r->plan;
-  p->G      = r->G_option;
-  p->W      = r->W_option;
-  p->m      = s->rows;
+  p           = &r->plan;
+  p->G        = r->G_option;
+  p->W        = r->W_option;
+  p->m        = s->rows;
   p->measured = PETSC_FALSE; /* measured again when asked, for this pattern */
   PetscCall(MatGPUMatPlanThreadsPerRow(s, r->T_option, &p->T, &p->T_auto));
   PetscFunctionReturn(PETSC_SUCCESS);
