@@ -660,7 +660,8 @@ PetscErrorCode MatCreateMPI_GPUMat(MPI_Comm comm, MatType root, PetscInt m, Pets
   where a device is usable: the products of the local blocks then run on the device as the seq types' do
   (gpumat_product.c), and MPIAIJ assembles the result (COO, on the host) from them. Off by default: on 2 ranks
   sharing an H100 it made GAMG's and Galerkin multigrid's setup slower than MPIAIJ's host algorithms (shadow copies,
-  results back to the host, our device copies rebuilt; docs/data/clients-mpi-products-2026-11-23-H100.md). A user's
+  results back to the host, our device copies rebuilt; docs/data/clients-mpi-products-2026-11-23-H100.md; again on
+  2026-11-27, 1.07-1.08x aijcusparse against 1.22x, faster only on GAMG elasticity: docs/clients.md). A user's
   algorithm (-matptap_via, -mat_product_algorithm, MatProductSetAlgorithm()) is MPIAIJ's to read and wins.
 */
 PetscErrorCode MatProductSetFromOptions_MPIGPUMat(Mat C)
