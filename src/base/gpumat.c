@@ -154,6 +154,8 @@ PetscErrorCode MatGPUMatComposeAll(Mat A, const MatGPUFormat *format, PetscBool 
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatGPUMatGetCompressedRows_C", compose ? MatGPUMatGetCompressedRows_GPUMat : NULL));
   /* asked by MatProductSetFromOptions() when the operands' types differ (ours and SeqAIJ, a dense matrix...) */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatProductSetFromOptions_anytype_C", compose ? MatProductSetFromOptions_GPUMat : NULL));
+  /* asked by MatAXPY() when X is of another type and the pattern changes: the exact union, as SeqAIJ's own */
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAXPYGetPreallocation_C", compose ? MatAXPYGetPreallocation_GPUMat : NULL));
   PetscCall(format->compose(A, compose));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

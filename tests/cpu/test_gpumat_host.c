@@ -201,6 +201,48 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
   BOTH(MatAXPY(A, 0.5, X, DIFFERENT_NONZERO_PATTERN), MatAXPY(B, 0.5, X, DIFFERENT_NONZERO_PATTERN), "MatAXPY (new pattern)");
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* MatAXPY replaced the storage */
   PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  {
+    /* the same with a block size of 2 (PETSc's mat test ex37, MatCopy(DIFFERENT_NONZERO_PATTERN) from AIJ): X of another
+       type sends MatAXPY() to MatAXPY_Basic(), which allocates what our MatAXPYGetPreallocation_C counts, the exact
+       union, as AIJ's own MatAXPY() does (PETSc's general preallocator would reserve whole 2 x 2 blocks) */
+    Mat     Y2[2], X2;
+    MatInfo info[2];
+
+    for (PetscInt k = 0; k < 3; k++) {
+      Mat M;
+
+      PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+      PetscCall(MatSetSizes(M, 40, 40, 40, 40));
+      PetscCall(MatSetBlockSize(M, 2));
+      PetscCall(MatSetType(M, MATSEQAIJ));
+      PetscCall(MatSeqAIJSetPreallocation(M, 3, NULL));
+      for (PetscInt i = 0; i < 40; i++) {
+        PetscInt    cols[3] = {i, k < 2 ? i - 1 : i + 2, k < 2 ? i + 1 : i - 3}; /* X (k = 2): another pattern */
+        PetscScalar v[3]    = {k < 2 ? 2.0 : 3.0, -1.0, k < 2 ? -1.0 : -2.0};
+
+        for (PetscInt j = 0; j < 3; j++)
+          if (cols[j] >= 0 && cols[j] < 40) PetscCall(MatSetValue(M, i, cols[j], v[j], INSERT_VALUES));
+      }
+      PetscCall(MatAssemblyBegin(M, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(M, MAT_FINAL_ASSEMBLY));
+      if (k < 2) Y2[k] = M;
+      else X2 = M;
+    }
+    PetscCall(MatConvert(Y2[1], MATELLRCUDA, MAT_INPLACE_MATRIX, &Y2[1]));
+    if (bind) PetscCall(MatBindToCPU(Y2[1], PETSC_TRUE));
+    PetscCall(MatAXPY(Y2[0], 1.0, X2, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(Y2[1], 1.0, X2, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(SameEntries(Y2[0], Y2[1], &same));
+    PetscCall(MatGetInfo(Y2[0], MAT_LOCAL, &info[0]));
+    PetscCall(MatGetInfo(Y2[1], MAT_LOCAL, &info[1]));
+    TEST_CHECK(same, "MatAXPY (new pattern, block size 2, X plain AIJ) (%s): same entries as AIJ", how);
+    TEST_CHECK(info[1].nz_allocated == info[0].nz_allocated && info[1].nz_used == info[0].nz_used, "MatAXPY (new pattern, block size 2) (%s): %g entries allocated for %g used, as AIJ (%g for %g)", how, info[1].nz_allocated, info[1].nz_used, info[0].nz_allocated, info[0].nz_used);
+    PetscCall(PetscObjectTypeCompare((PetscObject)Y2[1], MATSEQELLRCUDA, &same));
+    TEST_CHECK(same, "MatAXPY (new pattern, block size 2) (%s): the result keeps its type", how);
+    PetscCall(MatDestroy(&Y2[1]));
+    PetscCall(MatDestroy(&Y2[0]));
+    PetscCall(MatDestroy(&X2));
+  }
   /* unassembled CSR arrays hold gaps: compare after assembly */
   PetscCall(MatSetValues(A, 1, &r, 1, &c, &val, ADD_VALUES));
   PetscCall(MatSetValues(B, 1, &r, 1, &c, &val, ADD_VALUES));

@@ -274,6 +274,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorRelease(Mat);
   } while (0)
 PETSC_INTERN PetscErrorCode MatCholeskyFactor_GPUMat(Mat, IS, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatAXPY_GPUMat(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_axpy.c */
+PETSC_INTERN PetscErrorCode MatAXPYGetPreallocation_GPUMat(Mat, Mat, Mat *);       /* src/base/gpumat_axpy.c */
 PETSC_INTERN PetscErrorCode MatAXPY_GPUMatProductResult(Mat, PetscScalar, Mat, MatStructure); /* src/base/gpumat_product.c */
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMatAsParent(Mat);
 
