@@ -206,6 +206,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
 {
   MatGPUMatProduct *p;
   Mat               S[3], saved[3];
+  PetscBool         chost, cuda;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
@@ -217,9 +218,18 @@ static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
     PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQAIJCUSPARSE, &sparse));
     for (PetscInt i = 0; i < 3 && sparse; i++) PetscCheck(!S[i] || ((PetscObject)S[i])->id == p->shadow_id[i], PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "MatProductReplaceMats() with other matrices in a %s product whose result is cuSPARSE's (-mat_gpumat_product_same_type 0): call MatProductSymbolic() again", MatProductTypes[C->product->type]);
   }
+  /* aijcusparse's products with a dense block make a host C a CUDA one in their symbolic phase and a host one again
+     at the end of each numeric phase, but not a CUDA one at the start of the next: cusparseSpMM() would then write
+     through C's host pointer (PETSc 3.22-3.26, aijcusparse.cu; cudaErrorIllegalAddress in PETSc's KSP test ex26
+     matcycles at 1 rank, with aijcusparse itself). The numeric phase gets the CUDA C it expects, and hands it back
+     to the host. */
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, &chost));
+  if (chost) PetscCall(MatConvert(C, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &C));
   MatGPUMatProductSwapOperands(C->product, S, saved);
   PetscCall((*p->numeric)(C));
   MatGPUMatProductRestoreOperands(C->product, saved);
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cuda));
+  if (chost && cuda) PetscCall(MatConvert(C, MATSEQDENSE, MAT_INPLACE_MATRIX, &C));
   C->ops->productnumeric = MatProductNumeric_GPUMat_CUSPARSE; /* PETSc's PtAP, RARt and ABC put back their own */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

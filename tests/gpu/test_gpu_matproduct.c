@@ -64,6 +64,24 @@ static PetscErrorCode Poison(Mat C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether A B with a CUDA block of vectors runs the format's block kernel: a layout with one thread per row (ELLPACK-R,
+   RgCSR: these random matrices have short rows) or unsorted unpadded strips (CMRS), unless -mat_gpumat_block_kernel 0 */
+static PetscErrorCode BlockKernelExpected(Mat A, PetscBool *expect)
+{
+  PetscBool ellr, rgcsr, cmrs, sorted = PETSC_TRUE;
+  PetscInt  T = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQELLRCUDA, &ellr));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQRGCSRCUDA, &rgcsr));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQCMRSCUDA, &cmrs));
+  if (ellr) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
+  if (rgcsr) PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T));
+  if (cmrs) PetscCall(MatCMRSCUDAGetSort(A, &sorted));
+  *expect = (PetscBool)(blockkernel && (T == 1 || (cmrs && !sorted)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* C = product(A, B[, D]) of `type`, and the same of the host copies; then again after A *= 1.5 */
 static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat A, Mat B, Mat D, PetscBool sparse_result)
 {
@@ -102,25 +120,12 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   ondevice = (PetscBool)(shadows != NULL);
   {
     PetscObject block;
-    PetscBool   ellr, rgcsr, cmrs, bcuda, expect = PETSC_FALSE;
+    PetscBool   bcuda, expect = PETSC_FALSE;
 
     PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatBlockKernel", &block));
     ondevice = (PetscBool)(ondevice || block);
-    /* a layout with one thread per row (ELLPACK-R, RgCSR: these random matrices have short rows) or unsorted
-       unpadded strips (CMRS) multiplies blocks with its own kernel, unless -mat_gpumat_block_kernel 0 */
-    PetscCall(PetscStrcmp(atype, MATSEQELLRCUDA, &ellr));
-    PetscCall(PetscStrcmp(atype, MATSEQRGCSRCUDA, &rgcsr));
-    PetscCall(PetscStrcmp(atype, MATSEQCMRSCUDA, &cmrs));
     PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSECUDA, &bcuda));
-    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && blockkernel && bcuda) { /* a host block goes to cuSPARSE SpMM, as in aijcusparse */
-      PetscInt  T = 0;
-      PetscBool sorted = PETSC_TRUE;
-
-      if (ellr) PetscCall(MatELLRCUDAGetThreadsPerRow(A, &T));
-      if (rgcsr) PetscCall(MatRGCSRCUDAGetThreadsPerRow(A, &T));
-      if (cmrs) PetscCall(MatCMRSCUDAGetSort(A, &sorted));
-      expect = (PetscBool)(T == 1 || (cmrs && !sorted));
-    }
+    if (gpu && !sparse_result && ptype == MATPRODUCT_AB && bcuda) PetscCall(BlockKernelExpected(A, &expect)); /* a host block goes to cuSPARSE SpMM, as in aijcusparse */
     if (expect) TEST_CHECK(block != NULL, "%s: AB with a dense block ran the block kernel", label);
     if (!blockkernel) TEST_CHECK(block == NULL, "%s: -mat_gpumat_block_kernel 0: AB with a dense block ran cuSPARSE SpMM", label);
   }
@@ -160,6 +165,42 @@ static PetscErrorCode CheckProduct(const char *label, MatProductType ptype, Mat 
   PetscCall(MatDestroy(&Ah));
   PetscCall(MatDestroy(&Bh));
   PetscCall(MatDestroy(&Dh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A B with a CUDA block B into a host block C the caller made (MatProductCreateWithMat()), as PCMG's finest level in
+   KSPMatSolve() hands the user's MATSEQDENSE block: C stays a host block and holds A B after each numeric phase
+   (aijcusparse's own numeric phase, after the first, wrote through C's host pointer: PETSc's KSP test ex26) */
+static PetscErrorCode CheckHostResult(const char *label, Mat A, Mat X)
+{
+  Mat       C, Ah, Xh, Ch;
+  PetscInt  m, nc;
+  PetscReal d;
+  PetscBool host;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
+  PetscCall(MatConvert(X, MATSEQDENSE, MAT_INITIAL_MATRIX, &Xh));
+  PetscCall(MatMatMult(Ah, Xh, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetLocalSize(X, NULL, &nc));
+  PetscCall(MatCreateDense(PETSC_COMM_SELF, m, nc, m, nc, NULL, &C));
+  PetscCall(MatProductCreateWithMat(A, X, NULL, C));
+  PetscCall(MatProductSetType(C, MATPRODUCT_AB));
+  PetscCall(MatProductSetFromOptions(C));
+  PetscCall(MatProductSymbolic(C));
+  for (PetscInt pass = 0; pass < 3; pass++) { /* the numeric phase again: C is a host block at each start */
+    PetscCall(Poison(C));
+    PetscCall(MatProductNumeric(C));
+    PetscCall(RelativeDifference(C, Ch, &d));
+    PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, &host));
+    TEST_CHECK(d < 1e-13, "%s: AB into a host block the caller made equals SeqAIJ's (pass %" PetscInt_FMT ", difference %.2e)", label, pass, (double)d);
+    TEST_CHECK(host, "%s: AB into a host block leaves it a host block (pass %" PetscInt_FMT ")", label, pass);
+  }
+  PetscCall(MatDestroy(&C));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&Xh));
+  PetscCall(MatDestroy(&Ah));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -249,6 +290,7 @@ static PetscErrorCode TestType(const char *type)
         PetscCall(CheckProduct(label, MATPRODUCT_AB, A, X, NULL, PETSC_FALSE));
         PetscCall(CheckProduct(label, MATPRODUCT_AtB, A, X, NULL, PETSC_FALSE));
         PetscCall(CheckProduct(label, MATPRODUCT_ABt, A, Xt, NULL, PETSC_FALSE));
+        if (gpu && !host) PetscCall(CheckHostResult(label, A, X));
         if (gpu) PetscCall(CheckDenseTriple(label, MATPRODUCT_PtAP, A, X));
         if (gpu) PetscCall(CheckDenseTriple(label, MATPRODUCT_RARt, A, Xt));
         PetscCall(MatDestroy(&X));
