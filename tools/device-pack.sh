@@ -21,6 +21,8 @@ mkdir -p "$stage/syslibs" "$stage/matrices" "$stage/repo" "$devdir"
 # PETSc at the same absolute path (the programs' rpaths point there)
 (cd / && tar -cf "$stage/petsc.tar" "${petsc#/}"/lib/libpetsc.so* "${petsc#/}/include/petscconf.h")
 echo "$petsc" >"$stage/PETSC_DIR"
+# the commit the library was built from, for the reports made on the GPU machine (which has no git history)
+git -C "$root" describe --always --dirty --abbrev=10 >"$stage/LIBRARY_COMMIT" 2>/dev/null || echo "?" >"$stage/LIBRARY_COMMIT"
 config/petsc.sh --print=version >"$stage/PETSC_VERSION"
 # Debian's BLAS/LAPACK and the Fortran runtime they need (the GPU machine runs Ubuntu with OpenMPI 4.1)
 for l in liblapack.so.3 libblas.so.3 libgfortran.so.5 libquadmath.so.0; do
@@ -33,5 +35,5 @@ for d in tests examples clients; do [[ -d $build/$d ]] && cp -a "$build/$d" "$st
 # the real matrices the tests and benchmarks read
 # (PACK_MATRICES=0 leaves them out: a second pack carried beside a first that has them, see device-run.sh)
 if [[ -d $matrices && ${PACK_MATRICES:-1} != 0 ]]; then cp "$matrices"/*.mtx.gz "$matrices"/MANIFEST.tsv "$stage/matrices/" 2>/dev/null || true; fi
-tar -C "$stage" -cf - PETSC_DIR PETSC_VERSION petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
+tar -C "$stage" -cf - PETSC_DIR PETSC_VERSION LIBRARY_COMMIT petsc.tar syslibs matrices repo | xz -T0 -6 >"$devdir/petscgpumat-device.tar.xz"
 ls -l "$devdir/petscgpumat-device.tar.xz" | awk -v d="$devdir" '{printf "packed %s/petscgpumat-device.tar.xz: %.1f MiB\n", d, $5/1048576}'

@@ -28,7 +28,8 @@ export LD_LIBRARY_PATH="$root/lib:$work/syslibs:/usr/local/cuda/lib64:/usr/local
 if [[ -n $(ls "$work/matrices" 2>/dev/null) ]]; then rm -rf /tmp/petscgpumat-matrices && cp -a "$work/matrices" /tmp/petscgpumat-matrices; fi
 export PETSCGPUMAT_MATRICES=/tmp/petscgpumat-matrices
 export PETSCGPUMAT_PETSC_VERSION=$(cat "$work/PETSC_VERSION" 2>/dev/null)
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; uname -r; } >"$out/device.txt" 2>&1
+export PETSCGPUMAT_LIBRARY_COMMIT=$(cat "$work/LIBRARY_COMMIT" 2>/dev/null || echo "?")
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; uname -r; echo "library: $PETSCGPUMAT_LIBRARY_COMMIT"; } >"$out/device.txt" 2>&1
 cat "$out/device.txt"
 status=0
 if has tests; then
@@ -182,7 +183,7 @@ if has clients; then
   PYTHONUNBUFFERED=1 timeout ${CLIENTS_TIMEOUT:-500} tests/mpienv.sh python3 tests/clients/clients.py --gpu --bin build/clients --lib lib/libpetscgpumat.so \
     --out "$work/clients" --matfile "$mat" --only "${CLIENTS_ONLY:-}" --ranks "${CLIENTS_RANKS:-}" --repeat "${CLIENTS_REPEAT:-1}" --timeout 120 \
     ${CLIENTS_TYPES:+--types "$CLIENTS_TYPES"} ${CLIENTS_VARIANT:+--variant "$CLIENTS_VARIANT"} \
-    --label "$(head -2 "$out/device.txt" | tail -1 | cut -d, -f1), $(date -u +%F), PETSc $(cat "$work/PETSC_VERSION" 2>/dev/null)" 2>&1 | tee "$out/clients.txt"
+    --label "$(head -2 "$out/device.txt" | tail -1 | cut -d, -f1), $(date -u +%F), PETSc $(cat "$work/PETSC_VERSION" 2>/dev/null), library $PETSCGPUMAT_LIBRARY_COMMIT" 2>&1 | tee "$out/clients.txt"
   cp "$work/clients/clients.md" "$work/clients/clients.csv" "$out/" 2>/dev/null
   tar -C "$work/clients" -czf "$out/client-logs.tar.gz" client-logs
 fi

@@ -733,6 +733,19 @@ def machine_name():
     return "%d-core CPU, %s" % (os.cpu_count(), gpu or "no GPU")
 
 
+def library_commit():
+    """The commit our library was built from: PETSCGPUMAT_LIBRARY_COMMIT (tools/device-run.sh sets it from the device
+    pack), else git's description of this checkout, else '?'."""
+    if os.environ.get("PETSCGPUMAT_LIBRARY_COMMIT"):
+        return os.environ["PETSCGPUMAT_LIBRARY_COMMIT"]
+    try:
+        p = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "describe", "--always", "--dirty", "--abbrev=10"],
+                           capture_output=True, text=True, timeout=20)
+        return p.stdout.strip() if p.returncode == 0 and p.stdout.strip() else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"
+
+
 def gpu_count():
     """The GPUs nvidia-smi lists (1 where it cannot say)."""
     try:
@@ -782,7 +795,7 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
         rows.append("| exercised our type (GPUMat events > 0) | %s |" % " | ".join(str(used[t]) for t in types))
     table = head + rows
     md = ["# PETSc test suite, differential run (%s mode)" % a.mode, "",
-          "- date: %s" % a.date, "- machine: %s" % a.machine, "- PETSc %s (%s)" % (petsc.version, petsc.dir),
+          "- date: %s" % a.date, "- machine: %s" % a.machine, "- library: %s" % a.library, "- PETSc %s (%s)" % (petsc.version, petsc.dir),
           "- mode: %s; baseline %s; types %s" % (a.mode, "aijcusparse" if a.mode == "gpu" else "aij" if a.baseline_inode else "aij (-mat_no_inode)", ", ".join(types)),
           "- selection: %s; %d test commands compared, %d runs%s" % (
               a.selection, ncmd, ncmd * (1 + len(types)), ", %.0f s wall with %d jobs" % (wall, a.jobs) if wall is not None else ""),
@@ -838,7 +851,7 @@ def write_reports(results, skipped, notbuilt, a, petsc, wall):
 def merge_reports(a):
     """One report from the reports of several shards (the GPU half runs a selection in calls of under 10 minutes):
     their results.csv rows and failures.md sections, in order; the head lines from the first shard's summary.md"""
-    results, failures, head = [], ["# Commands and types that do not agree (merged from %d shards)" % len(a.merge), ""], {}
+    results, failures, head, libraries = [], ["# Commands and types that do not agree (merged from %d shards)" % len(a.merge), ""], {}, []
     for d in a.merge:
         with open(os.path.join(d, "results.csv"), newline="") as f:
             for r in csv.DictReader(f):
@@ -850,6 +863,8 @@ def merge_reports(a):
             k = re.split(r"[: ]", line[2:], maxsplit=1)[0] if line.startswith("- ") else None
             if k in ("date", "machine", "PETSc", "mode") and k not in head:
                 head[k] = line.rstrip("\n")
+            if k == "library":
+                libraries.append(line.rstrip("\n")[11:])
     labels = {r["label"] for r in results}
     if len(labels) * len({r["type"] for r in results}) != len(results):
         sys.exit("petsc_suite --merge: the shards overlap or differ in their types")
@@ -857,6 +872,7 @@ def merge_reports(a):
     a.mode = "gpu" if "gpu" in head.get("mode", "") else "cpu"
     a.date = head.get("date", "- date: ?")[8:]
     a.machine = head.get("machine", "- machine: ?")[11:]
+    a.library = ", ".join(dict.fromkeys(libraries)) or "?"  # each shard's, once: shards of one library give one
     a.selection, a.baseline_inode = "%d shards merged (%s)" % (len(a.merge), ", ".join(a.merge)), False
     m = re.match(r"- PETSc (\S+) \((.*)\)", head.get("PETSc", ""))
     petsc = argparse.Namespace(version=m.group(1) if m else "?", dir=m.group(2) if m else "?")
@@ -1006,6 +1022,7 @@ def main():
                # Open MPI: concurrent jobs must not be pinned to the same cores, and 2 ranks may exceed free slots
                mpiexec_flags="--oversubscribe --bind-to none " if re.search(r"Open ?MPI|OpenRTE", v.stdout + v.stderr) else "")
     a.machine = a.machine or machine_name()
+    a.library = library_commit()
 
     variants = ["baseline"] + a.types
     t0 = time.time()
