@@ -94,8 +94,7 @@ PetscErrorCode MatAXPYGetPreallocation_GPUMat(Mat Y, Mat X, Mat *B)
 
   PetscFunctionBegin;
   PetscCall(PetscMalloc1(m, &nnz));
-  PetscCall(PetscMalloc1(n, &seen)); /* seen[c] = 1 + the last row that counted column c: no order of columns assumed */
-  for (PetscInt c = 0; c < n; c++) seen[c] = 0;
+  PetscCall(PetscCalloc1(n, &seen)); /* seen[c] = 1 + the last row that counted column c: no order of columns assumed */
   PetscCall(MatGetRowUpperTriangular(Y));
   PetscCall(MatGetRowUpperTriangular(X));
   for (PetscInt r = 0; r < m; r++) {
