@@ -246,7 +246,8 @@ static Mat MatGPUMatProductFirstOurs(Mat X[3])
   Blocks of vectors (KSPMatSolve, block Krylov): C = A B with B a dense CUDA block of at most 8 columns runs the
   format's block kernel where it has one for A's layout (ELLPACK-R and RgCSR with one thread per row, CMRS on
   unsorted strips without padding): each entry of A is read once for all the columns, and no second copy of A is
-  made. On the H100 (lap3d7 150^3, ELLPACK-R) 4 and 8 columns took 2.15x and 3.52x less time per vector than as
+  made. A host result given by the caller (PCMG's finest level in KSPMatSolve() with the user's MATSEQDENSE block) is
+  written on the device and copied back, as aijcusparse does with such a C. On the H100 (lap3d7 150^3, ELLPACK-R) 4 and 8 columns took 2.15x and 3.52x less time per vector than as
   many MatMult, where cuSPARSE SpMM on the shadow gave 0.87x and 1.16x. -mat_gpumat_block_kernel 0: SpMM.
 */
 PetscBool MatGPUMatBlockKernelOn = PETSC_TRUE;
@@ -262,7 +263,7 @@ static PetscErrorCode MatGPUMatBlockKernelUsable(Mat C, PetscBool *yes)
   *yes = PETSC_FALSE;
   if (!MatGPUMatBlockKernelOn || product->type != MATPRODUCT_AB || !MatGPUMatIsOurs(A)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)B, MATSEQDENSECUDA, &densecuda));
-  if (((PetscObject)C)->type_name) PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cdense));
+  if (((PetscObject)C)->type_name) PetscCall(PetscObjectTypeCompareAny((PetscObject)C, &cdense, MATSEQDENSECUDA, MATSEQDENSE, ""));
   g = (Mat_GPUMat *)A->spptr;
   if (!densecuda || !cdense || g->compress_rows || !g->format->multblock || B->cmap->n < 1 || B->cmap->n > MATGPUMAT_MAX_BLOCK) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(g->format->multblock(A, B->cmap->n, NULL, yes));
@@ -277,11 +278,13 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
   MatGPUMultArgs     args;
   const PetscScalar *x;
   PetscScalar       *z;
-  PetscBool          can;
+  PetscBool          can, chost;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&args, sizeof(args)));
   PetscCall(MatGPUMatSyncDevice(A));
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, &chost));
+  if (chost) PetscCall(MatConvert(C, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &C)); /* the same header: C's product stays */
   PetscCall(MatGPUMatGetStream(&args.stream));
   PetscCall(MatDenseGetLDA(B, &args.ldx));
   PetscCall(MatDenseGetLDA(C, &args.ldz));
@@ -306,6 +309,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
       PetscCall(MatDenseRestoreColumnVecRead(B, k, &xk));
     }
   }
+  if (chost) PetscCall(MatConvert(C, MATSEQDENSE, MAT_INPLACE_MATRIX, &C));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -175,8 +175,9 @@ static PetscErrorCode CheckHostResult(const char *label, Mat A, Mat X)
 {
   Mat       C, Ah, Xh, Ch;
   PetscInt  m, nc;
-  PetscReal d;
-  PetscBool host;
+  PetscReal   d;
+  PetscBool   host, expect;
+  PetscObject block;
 
   PetscFunctionBeginUser;
   PetscCall(MatConvert(A, MATSEQAIJ, MAT_INITIAL_MATRIX, &Ah));
@@ -197,6 +198,9 @@ static PetscErrorCode CheckHostResult(const char *label, Mat A, Mat X)
     TEST_CHECK(d < 1e-13, "%s: AB into a host block the caller made equals SeqAIJ's (pass %" PetscInt_FMT ", difference %.2e)", label, pass, (double)d);
     TEST_CHECK(host, "%s: AB into a host block leaves it a host block (pass %" PetscInt_FMT ")", label, pass);
   }
+  PetscCall(PetscObjectQuery((PetscObject)C, "MatGPUMatBlockKernel", &block));
+  PetscCall(BlockKernelExpected(A, &expect));
+  if (expect) TEST_CHECK(block != NULL, "%s: AB into a host block ran the block kernel", label);
   PetscCall(MatDestroy(&C));
   PetscCall(MatDestroy(&Ch));
   PetscCall(MatDestroy(&Xh));
