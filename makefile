@@ -46,7 +46,7 @@ NVFLAGS  = $(filter-out -arch=%,$(CUDAC_FLAGS)) -arch=sm_$(CUDA_ARCH) -Xcompiler
 # the default build goes to lib/; another BUILD (e.g. a single-precision one) keeps its library inside it
 LIBDIR  ?= $(if $(filter build,$(BUILD)),$(ROOT)/lib,$(abspath $(BUILD))/lib)
 LIBNAME  = $(LIBDIR)/libpetscgpumat.so
-LIBDEPS  = -Wl,-rpath,$(PETSC_LIBDIR) -L$(PETSC_LIBDIR) -lpetsc -L$(CUDA_HOME_DIR)/lib64 -lcusparse -lcudart -lz
+LIBDEPS  = -Wl,-rpath,$(PETSC_LIBDIR) -L$(PETSC_LIBDIR) -lpetsc -L$(CUDA_HOME_DIR)/lib64 -lcusparse -lcusolver -lcublas -lcudart -lz
 CUDA_HOME_DIR = $(patsubst %/bin/nvcc,%,$(CUDAC))
 # executables: our library (rpath to lib/), PETSc and its externals
 EXELIBS  = -Wl,-rpath,$(LIBDIR) -L$(LIBDIR) -lpetscgpumat $(PETSC_WITH_EXTERNAL_LIB) -lz

@@ -17,6 +17,8 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsEnum("-mat_gpumat_trisolve", "Where the triangular solves of factors made with no solver type named run: auto (the faster by a model of both), device, host", "MatGetFactor", MatGPUMatTriSolveModes, (PetscEnum)MatGPUMatTriSolve, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_device_factor", "cuSPARSE's ILU(0)/ICC(0) of our types factored from the device CSR the matrix holds (0: through an aijcusparse copy, uploaded)", "MatGetFactor", MatGPUMatDeviceFactorOn, &MatGPUMatDeviceFactorOn, NULL));
+  PetscCall(PetscOptionsInt("-mat_gpumat_dense_lu_min", "auto: LU of at least this many rows (and at most -mat_gpumat_dense_lu_max) is a dense LU on the device, solved by its explicit inverse", "MatGetFactor", MatGPUMatDenseLUMin, &MatGPUMatDenseLUMin, NULL));
+  PetscCall(PetscOptionsInt("-mat_gpumat_dense_lu_max", "auto: the largest LU made dense on the device (0: never; else cuSPARSE's sparse LU)", "MatGetFactor", MatGPUMatDenseLUMax, &MatGPUMatDenseLUMax, NULL));
   PetscCall(PetscOptionsReal("-mat_gpumat_trisolve_level_us", "auto: the device's cost of one level set of a triangular solve, in microseconds (the GPU-dependent term of the rule)", "MatGPUMatGetTriangularLevels", MatGPUMatTriSolveLevelUs, &MatGPUMatTriSolveLevelUs, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -8,6 +8,9 @@
     base keeps and whose device values follow ours at each numeric factorization. The triangular solves run on
     the device, but those of LU and ILU factors where aijcusparse's -mat_cusparse_use_cpu_solve (read for our
     matrix) or -pc_factor_mat_solve_on_host asks for the host, as aijcusparse honours the first.
+  - MATSOLVERCUDA (-pc_factor_mat_solver_type cuda, and the default for LU of -mat_gpumat_dense_lu_min to
+    -mat_gpumat_dense_lu_max rows where a device is usable): LU with row pivoting on the device, kept as the explicit
+    inverse, so that each solve is one dense product (gpumat_factor_dense.cu).
   - MATSOLVERPETSC: PETSc's own host factorization, as for MATSEQAIJ (the default without a usable device, or
     where the host solves faster): gpumat_factor_host.c.
   Also: the default chooser, the in-place factorizations, the registration.
@@ -178,8 +181,9 @@ static PetscErrorCode MatGetFactor_GPUMat_CUSPARSE(Mat A, MatFactorType ftype, M
 }
 
 /*
-  PETSc's default (no solver type named): where a device is usable and A is not bound to the CPU, the cuSPARSE
-  factor or the host one, whichever solves faster for A (gpumat_trisolve.c); else the host factor
+  PETSc's default (no solver type named): where a device is usable and A is not bound to the CPU, the dense LU on the
+  device for an LU of a size it takes (gpumat_factor_dense.cu), else the cuSPARSE factor or the host one, whichever
+  solves faster for A (gpumat_trisolve.c); without a device the host factor
 */
 static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Mat *F)
 {
@@ -192,6 +196,16 @@ static PetscErrorCode MatGetFactor_GPUMat_Default(Mat A, MatFactorType ftype, Ma
   g->trisolve_device = PETSC_FALSE;
   if (g->cpu_solve && (ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_ILU)) PetscCall(PetscStrncpy(g->trisolve_why, "-mat_cusparse_use_cpu_solve", sizeof(g->trisolve_why)));
   else if (!A->boundtocpu && !strcmp(vtype, VECCUDA)) {
+    PetscBool dense;
+
+    PetscCall(MatGPUMatDenseLUTakes(A, ftype, &dense));
+    if (dense) {
+      g->trisolve_device = PETSC_TRUE;
+      PetscCall(PetscSNPrintf(g->trisolve_why, sizeof(g->trisolve_why), "dense LU on the device, solved by its explicit inverse (%" PetscInt_FMT " rows: -mat_gpumat_dense_lu_min %" PetscInt_FMT ", -mat_gpumat_dense_lu_max %" PetscInt_FMT ")", A->rmap->n, MatGPUMatDenseLUMin, MatGPUMatDenseLUMax));
+      PetscCall(PetscInfo(A, "LU factor of %s: %s\n", ((PetscObject)A)->type_name, g->trisolve_why));
+      PetscCall(MatGetFactor_GPUMat_DenseLU(A, ftype, F));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
     PetscCall(MatGPUMatTriSolveOnDevice(A, ftype, &device, g->trisolve_why, sizeof(g->trisolve_why)));
     g->trisolve_device = device;
     PetscCall(PetscInfo(A, "%s factor of %s: triangular solves on the %s (%s)\n", MatFactorTypes[ftype], ((PetscObject)A)->type_name, device ? "device" : "host", g->trisolve_why));
@@ -248,5 +262,6 @@ PetscErrorCode MatGPUMatRegisterFactors(const char seqtype[])
     PetscCall(MatSolverTypeRegister(MATSOLVERPETSCGPUMAT, seqtype, ftypes[i], MatGetFactor_GPUMat_Petsc));
     PetscCall(MatSolverTypeRegister(MATSOLVERCUSPARSE, seqtype, ftypes[i], MatGetFactor_GPUMat_CUSPARSE));
   }
+  PetscCall(MatSolverTypeRegister(MATSOLVERCUDA, seqtype, MAT_FACTOR_LU, MatGetFactor_GPUMat_DenseLU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -965,6 +965,165 @@ static PetscErrorCode CheckTriSolveChoice(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  LU of a matrix of -mat_gpumat_dense_lu_min to _max rows with no solver type named: the dense LU on the device, solved
+  by its explicit inverse (MATSOLVERCUDA). Against SeqAIJ's host LU on a nonsymmetric matrix: the solution, the
+  transposed solve, blocks of right-hand sides (host and CUDA), host vectors, a second numeric phase with new values,
+  KSP with PCLU, MatView; a matrix with a zero column gives a zero pivot (the PC fails); with
+  -mat_gpumat_dense_lu_max 0 the factor is cuSPARSE's again.
+*/
+static PetscErrorCode DenseLUSolveError(Mat F, Mat Ah, PetscBool transpose, PetscBool hostvecs, PetscReal *err)
+{
+  Vec       b, x, bh, xh, r;
+  PetscReal rn, bn;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(Ah, &xh, &bh));
+  PetscCall(VecDuplicate(bh, &r));
+  PetscCall(VecSetRandom(bh, NULL));
+  if (hostvecs) {
+    PetscCall(VecDuplicate(bh, &b));
+    PetscCall(VecDuplicate(xh, &x));
+  } else {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, Ah->rmap->n, &b));
+    PetscCall(VecDuplicate(b, &x));
+  }
+  PetscCall(VecCopy(bh, b));
+  PetscCall(VecSet(x, -7.0)); /* poisoned */
+  if (transpose) PetscCall(MatSolveTranspose(F, b, x));
+  else PetscCall(MatSolve(F, b, x));
+  PetscCall(VecCopy(x, xh));
+  if (transpose) PetscCall(MatMultTranspose(Ah, xh, r));
+  else PetscCall(MatMult(Ah, xh, r));
+  PetscCall(VecAXPY(r, -1.0, bh));
+  PetscCall(VecNorm(r, NORM_2, &rn));
+  PetscCall(VecNorm(bh, NORM_2, &bn));
+  *err = rn / bn;
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CheckDenseLU(const char *type)
+{
+  Mat            Ah, A, F;
+  IS             row, col;
+  MatFactorInfo  info;
+  MatSolverType  solver;
+  MatFactorError ferr;
+  PetscReal      e;
+  char           text[4096];
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateConvectionDiffusion(40, &Ah)); /* 1600 rows: within the default 1024 to 8192 */
+  PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatGetFactor(A, NULL, MAT_FACTOR_LU, &F));
+  PetscCall(MatFactorGetSolverType(F, &solver));
+  TEST_CHECK(!strcmp(solver, MATSOLVERCUDA), "%s: LU of 1600 rows with no solver type named is the dense LU on the device (got %s)", type, solver);
+  PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
+  PetscCall(MatFactorInfoInitialize(&info));
+  info.fill = 5.0;
+  PetscCall(MatLUFactorSymbolic(F, A, row, col, &info));
+  PetscCall(MatLUFactorNumeric(F, A, &info));
+  PetscCall(MatFactorGetError(F, &ferr));
+  TEST_CHECK(ferr == MAT_FACTOR_NOERROR, "%s: dense LU: factor error %d", type, (int)ferr);
+  for (PetscInt t = 0; t < 2; t++) {
+    for (PetscInt h = 0; h < 2; h++) {
+      PetscCall(DenseLUSolveError(F, Ah, (PetscBool)t, (PetscBool)h, &e));
+      TEST_CHECK(e <= 1e-12, "%s: dense LU: %s with %s vectors, relative residual %.2e", type, t ? "MatSolveTranspose" : "MatSolve", h ? "host" : "CUDA", (double)e);
+    }
+  }
+  for (PetscInt cuda = 0; cuda < 2; cuda++) {
+    Mat       B, X, R;
+    PetscReal bn;
+
+    PetscCall(MatCreateDense(PETSC_COMM_SELF, 1600, 3, 1600, 3, NULL, &B));
+    PetscCall(MatSetRandom(B, NULL));
+    if (cuda) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &B));
+    PetscCall(MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X));
+    PetscCall(MatMatSolve(F, B, X));
+    PetscCall(MatConvert(X, MATSEQDENSE, MAT_INPLACE_MATRIX, &X));
+    PetscCall(MatMatMult(Ah, X, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &R));
+    PetscCall(MatConvert(B, MATSEQDENSE, MAT_INPLACE_MATRIX, &B));
+    PetscCall(MatAXPY(R, -1.0, B, SAME_NONZERO_PATTERN));
+    PetscCall(MatNorm(R, NORM_FROBENIUS, &e));
+    PetscCall(MatNorm(B, NORM_FROBENIUS, &bn));
+    TEST_CHECK(e <= 1e-12 * bn, "%s: dense LU: MatMatSolve with a %s block, relative residual %.2e", type, cuda ? "CUDA" : "host", (double)(e / bn));
+    PetscCall(MatDestroy(&R));
+    PetscCall(MatDestroy(&X));
+    PetscCall(MatDestroy(&B));
+  }
+  /* new values, same factor: A and Ah scaled by 3 */
+  PetscCall(MatScale(A, 3.0));
+  PetscCall(MatScale(Ah, 3.0));
+  PetscCall(MatLUFactorNumeric(F, A, &info));
+  PetscCall(DenseLUSolveError(F, Ah, PETSC_FALSE, PETSC_FALSE, &e));
+  TEST_CHECK(e <= 1e-12, "%s: dense LU: a second numeric phase with new values, relative residual %.2e", type, (double)e);
+  PetscCall(TestViewInfoText(F, text, sizeof(text)));
+  TEST_CHECK(strstr(text, "explicit inverse") && strstr(text, "package used to perform factorization: cuda"), "%s: dense LU: MatView says what the factor is:\n%s", type, text);
+  PetscCall(MatDestroy(&F));
+  { /* KSP with PCLU: one application solves */
+    KSP       ksp;
+    PC        pc;
+    Vec       x, b, r;
+    PetscReal rn, bn;
+
+    PetscCall(MatCreateVecs(A, &x, &b));
+    PetscCall(VecDuplicate(b, &r));
+    PetscCall(VecSetRandom(b, NULL));
+    PetscCall(KSPCreate(PETSC_COMM_SELF, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCLU));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(PCFactorGetMatrix(pc, &F));
+    PetscCall(MatFactorGetSolverType(F, &solver));
+    PetscCall(MatMult(A, x, r));
+    PetscCall(VecAXPY(r, -1.0, b));
+    PetscCall(VecNorm(r, NORM_2, &rn));
+    PetscCall(VecNorm(b, NORM_2, &bn));
+    TEST_CHECK(!strcmp(solver, MATSOLVERCUDA) && rn <= 1e-12 * bn, "%s: KSPPREONLY + PCLU: the dense LU (%s) solves, relative residual %.2e", type, solver, (double)(rn / bn));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&r));
+  }
+  /* a zero column: a zero pivot, the factor's error as PETSc's factorizations set it */
+  { /* column 5's entries (rows 4, 5, 6 and 45 of the 40 x 40 grid) set to zero */
+    const PetscInt rows[] = {4, 5, 6, 45};
+
+    for (PetscInt k = 0; k < 4; k++) PetscCall(MatSetValue(A, rows[k], 5, 0.0, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatGetFactor(A, NULL, MAT_FACTOR_LU, &F));
+  PetscCall(MatLUFactorSymbolic(F, A, row, col, &info));
+  PetscCall(MatLUFactorNumeric(F, A, &info));
+  PetscCall(MatFactorGetError(F, &ferr));
+  TEST_CHECK(ferr == MAT_FACTOR_NUMERIC_ZEROPIVOT, "%s: dense LU of a matrix with a zero column: error %d (expected MAT_FACTOR_NUMERIC_ZEROPIVOT)", type, (int)ferr);
+  PetscCall(MatDestroy(&F));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_dense_lu_max", "0"));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_trisolve", "auto"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(MatGetFactor(A, NULL, MAT_FACTOR_LU, &F));
+  PetscCall(MatFactorGetSolverType(F, &solver));
+  TEST_CHECK(!strcmp(solver, MATSOLVERCUSPARSE), "%s: -mat_gpumat_dense_lu_max 0: LU is cuSPARSE's again (got %s)", type, solver);
+  PetscCall(MatDestroy(&F));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_dense_lu_max", "8192")); /* the default again: the option's value stays in the program's setting */
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_dense_lu_max"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_gpumat_trisolve"));
+  PetscCall(ISDestroy(&row));
+  PetscCall(ISDestroy(&col));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ah));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -1005,6 +1164,7 @@ int main(int argc, char **argv)
     PetscCall(CheckShadowTranspose(types[t], PETSC_TRUE));
     PetscCall(CheckShadowTranspose(types[t], PETSC_FALSE));
     PetscCall(CheckTriSolveChoice(types[t]));
+    PetscCall(CheckDenseLU(types[t]));
     PetscCall(Compare(lap, "3-D 7-point Laplacian 40^3", KSPCG, types[t], NULL));
     PetscCall(Compare(cd, "2-D convection-diffusion 200^2", KSPGMRES, types[t], NULL));
     PetscCall(PetscStrcmp(types[t], MATRGCSRCUDA, &rgcsr));

@@ -267,6 +267,10 @@ PETSC_INTERN PetscBool      MatGPUMatDeviceFactorOn; /* -mat_gpumat_device_facto
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorTakes(Mat, IS, IS, const MatFactorInfo *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat, Mat, MatFactorType, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorRelease(Mat);
+/* LU on the device kept as the explicit inverse, for small matrices (src/base/gpumat_factor_dense.cu) */
+PETSC_INTERN PetscInt       MatGPUMatDenseLUMin, MatGPUMatDenseLUMax; /* -mat_gpumat_dense_lu_min, _max */
+PETSC_INTERN PetscErrorCode MatGPUMatDenseLUTakes(Mat, MatFactorType, PetscBool *);
+PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_DenseLU(Mat, MatFactorType, Mat *);
 /* Factors: GPUMAT_PUT_IN_FRONT where the factor has the slot filled */
 #define GPUMAT_WRAP_FACTOR_SLOT(F, op, saved, ours) \
   do { \

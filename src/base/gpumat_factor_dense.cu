@@ -1,0 +1,394 @@
+/*
+  LU of a small matrix of our seq types as its explicit inverse on the device: the matrix made dense from its device
+  CSR (cuSPARSE), factored with partial pivoting (cuSOLVER getrf) and inverted (getrs on the identity); each solve is
+  then one dense product (cuBLAS gemv, or gemm for a block of right-hand sides) that reads the n^2 entries once at the
+  memory bandwidth.
+
+  Why: a sparse LU of a 3-D grid fills in until its triangular solves have nearly one level set per row, so cuSPARSE's
+  solves are a chain of small steps (PCMG's coarse grid of 17^3 = 4913 rows on the H100: 1.5 ms per solve, half of the
+  whole KSPSolve of KSP ex45 at 129^3), and PETSc's symbolic and numeric factorizations run on the host (125 ms
+  there). A dense triangular solve (cuSOLVER getrs) is no faster: it is as sequential. The explicit inverse reads
+  193 MB in one product.
+
+  Taken by default (MatGetFactor() with no solver type, a usable device, -mat_gpumat_trisolve auto) for LU of square
+  matrices of -mat_gpumat_dense_lu_min to -mat_gpumat_dense_lu_max rows whose two n x n arrays fit in half the free
+  device memory; by name with -pc_factor_mat_solver_type cuda (MATSOLVERCUDA: PETSc's name for cuSOLVER's dense LU).
+  Pivoting by rows makes PETSc's pivot shifts needless: they are not applied; a matrix singular to working precision
+  (a zero pivot in getrf) sets the factor's MAT_FACTOR_NUMERIC_ZEROPIVOT as PETSc's own factorizations do. The
+  inverse's rounding differs from a triangular solve's (a forward error of the order of cond(A) eps, as LU's):
+  iterations of a preconditioned solve do not change, the last digits of a direct solve may.
+*/
+#include <petscgpumat/private/gpumatcusparse.h>
+#include <petscgpumat/private/gpumatcuda.h>
+
+PetscInt MatGPUMatDenseLUMin = 1024; /* -mat_gpumat_dense_lu_min */
+PetscInt MatGPUMatDenseLUMax = 8192; /* -mat_gpumat_dense_lu_max (0: never) */
+
+#if defined(PETSC_USE_REAL_SINGLE)
+  #define GPUMAT_GETRF_BUFFERSIZE cusolverDnSgetrf_bufferSize
+  #define GPUMAT_GETRF            cusolverDnSgetrf
+  #define GPUMAT_GETRS            cusolverDnSgetrs
+  #define GPUMAT_GEMV             cublasSgemv
+  #define GPUMAT_GEMM             cublasSgemm
+#else
+  #define GPUMAT_GETRF_BUFFERSIZE cusolverDnDgetrf_bufferSize
+  #define GPUMAT_GETRF            cusolverDnDgetrf
+  #define GPUMAT_GETRS            cusolverDnDgetrs
+  #define GPUMAT_GEMV             cublasDgemv
+  #define GPUMAT_GEMM             cublasDgemm
+#endif
+
+/* What the factor keeps beside its dense array (the inverse), in a container composed on it */
+typedef struct {
+  PetscInt        n;
+  PetscLogDouble  nnz;      /* of the matrix last factored: the fill ratio is n^2 / nnz */
+  PetscReal       fill;     /* the fill the PC gave (for MatGetInfo()) */
+  PetscScalar    *d_b;      /* n: a host right-hand side staged on the device, and the product before its copy back */
+  PetscScalar    *d_x;
+  MatGPUMatShadow other;    /* the shadow of a matrix that is not ours given to the numeric phase */
+  PetscErrorCode (*view)(Mat, PetscViewer);
+} MatGPUMatDenseLU;
+
+static const char dense_lu_key[] = "MatGPUMatDenseLU";
+
+static PetscErrorCode MatGPUMatDenseLUDestroy_Private(PetscGPUMatCtxArg ctx)
+{
+  MatGPUMatDenseLU *d = (MatGPUMatDenseLU *)PetscGPUMatCtxOf(ctx);
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceFree((void **)&d->d_b));
+  PetscCall(MatGPUMatDeviceFree((void **)&d->d_x));
+  PetscCall(MatGPUMatShadowReset(&d->other));
+  PetscCall(PetscFree(d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatDenseLUGet_Private(Mat F, MatGPUMatDenseLU **d)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectContainerQuery((PetscObject)F, dense_lu_key, (void **)d));
+  PetscCheck(*d, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Dense LU factor without its data");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ static void MatGPUMatDenseSetIdentity_Kernel(int n, PetscScalar *a)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) a[(size_t)i * n + i] = 1.0;
+}
+
+/* Solves of the inverse: x = op(inv) b for a block of nrhs columns (leading dimensions ldb, ldx), all on the device */
+static PetscErrorCode MatGPUMatDenseLUApply_Private(Mat F, PetscBool transpose, PetscInt nrhs, const PetscScalar *b, PetscInt ldb, PetscScalar *x, PetscInt ldx)
+{
+  const PetscScalar   one = 1.0, zero = 0.0;
+  const PetscScalar  *inv;
+  const int           n  = (int)F->rmap->n;
+  cublasOperation_t   op = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasHandle_t      handle;
+  cublasPointerMode_t mode;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCUBLASGetHandle(&handle));
+  PetscCall(MatDenseCUDAGetArrayRead(F, &inv));
+  PetscCallCUBLAS(cublasGetPointerMode(handle, &mode));
+  PetscCallCUBLAS(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
+  PetscCall(PetscLogGpuTimeBegin());
+  if (nrhs == 1) PetscCallCUBLAS(GPUMAT_GEMV(handle, op, n, n, &one, inv, n, b, 1, &zero, x, 1));
+  else PetscCallCUBLAS(GPUMAT_GEMM(handle, op, CUBLAS_OP_N, n, (int)nrhs, n, &one, inv, n, b, (int)ldb, &zero, x, (int)ldx));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCallCUBLAS(cublasSetPointerMode(handle, mode));
+  PetscCall(MatDenseCUDARestoreArrayRead(F, &inv));
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)n * (PetscLogDouble)n * (PetscLogDouble)nrhs));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = inv b (or inv^T b), with b and x device or host vectors (host ones staged through the factor's work vectors) */
+static PetscErrorCode MatGPUMatDenseLUSolve_Private(Mat F, Vec b, Vec x, PetscBool transpose)
+{
+  MatGPUMatDenseLU  *d;
+  const PetscScalar *barray;
+  PetscScalar       *xarray;
+  PetscMemType       bmt, xmt;
+  const size_t       bytes = (size_t)F->rmap->n * sizeof(PetscScalar);
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatGetStream(&stream));
+  PetscCall(VecGetArrayReadAndMemType(b, &barray, &bmt));
+  PetscCall(VecGetArrayWriteAndMemType(x, &xarray, &xmt));
+  if (!PetscMemTypeDevice(bmt)) {
+    if (!d->d_b) PetscCall(MatGPUMatDeviceMalloc(F, bytes, (void **)&d->d_b));
+    PetscCall(MatGPUMatCopyToDevice(d->d_b, barray, bytes, stream));
+  }
+  if (!PetscMemTypeDevice(xmt) && !d->d_x) PetscCall(MatGPUMatDeviceMalloc(F, bytes, (void **)&d->d_x));
+  PetscCall(MatGPUMatDenseLUApply_Private(F, transpose, 1, PetscMemTypeDevice(bmt) ? barray : d->d_b, F->rmap->n, PetscMemTypeDevice(xmt) ? xarray : d->d_x, F->rmap->n));
+  if (!PetscMemTypeDevice(xmt)) PetscCall(MatGPUMatCopyToHost(xarray, d->d_x, bytes, stream));
+  PetscCall(VecRestoreArrayWriteAndMemType(x, &xarray));
+  PetscCall(VecRestoreArrayReadAndMemType(b, &barray));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_GPUMatDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_GPUMatDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* X = inv B for dense blocks: one gemm where both are on the device, else column by column */
+static PetscErrorCode MatGPUMatDenseLUMatSolve_Private(Mat F, Mat B, Mat X, PetscBool transpose)
+{
+  const PetscScalar *barray;
+  PetscScalar       *xarray;
+  PetscMemType       bmt, xmt;
+  PetscInt           nrhs, ldb, ldx;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetSize(B, NULL, &nrhs));
+  PetscCall(MatDenseGetLDA(B, &ldb));
+  PetscCall(MatDenseGetLDA(X, &ldx));
+  PetscCall(MatDenseGetArrayReadAndMemType(B, &barray, &bmt));
+  PetscCall(MatDenseGetArrayWriteAndMemType(X, &xarray, &xmt));
+  if (PetscMemTypeDevice(bmt) && PetscMemTypeDevice(xmt)) PetscCall(MatGPUMatDenseLUApply_Private(F, transpose, nrhs, barray, ldb, xarray, ldx));
+  PetscCall(MatDenseRestoreArrayWriteAndMemType(X, &xarray));
+  PetscCall(MatDenseRestoreArrayReadAndMemType(B, &barray));
+  if (!(PetscMemTypeDevice(bmt) && PetscMemTypeDevice(xmt))) {
+    for (PetscInt j = 0; j < nrhs; j++) {
+      Vec b, x;
+
+      PetscCall(MatDenseGetColumnVecRead(B, j, &b));
+      PetscCall(MatDenseGetColumnVecWrite(X, j, &x));
+      PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, transpose));
+      PetscCall(MatDenseRestoreColumnVecWrite(X, j, &x));
+      PetscCall(MatDenseRestoreColumnVecRead(B, j, &b));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolve_GPUMatDenseLU(Mat F, Mat B, Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUMatSolve_Private(F, B, X, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMatSolveTranspose_GPUMatDenseLU(Mat F, Mat B, Mat X)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUMatSolve_Private(F, B, X, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The numeric phase: A made dense in a temporary array from its device CSR, factored there (getrf), and the factor's
+  own array (zeroed by its preallocation, then the identity) overwritten with the inverse (getrs). Peak device
+  memory: two n x n arrays and A's CSR.
+*/
+static PetscErrorCode MatLUFactorNumeric_GPUMatDenseLU(Mat F, Mat A, const MatFactorInfo *info)
+{
+  MatGPUMatDenseLU    *d;
+  const int            n = (int)A->rmap->n;
+  MatInfo              ainfo;
+  cusolverDnHandle_t   solver;
+  cusparseHandle_t     sparse;
+  cusparseSpMatDescr_t csr   = NULL;
+  cusparseDnMatDescr_t dense = NULL;
+  PetscInt            *d_ai = NULL, *d_aj = NULL;
+  PetscScalar         *d_aa = NULL, *lu = NULL, *work = NULL, *inv;
+  int                 *ipiv = NULL, *d_info = NULL, h_info = 0, lwork = 0;
+  size_t               bytes = 0;
+  void                *stream, *buffer = NULL;
+
+  PetscFunctionBegin;
+  (void)info; /* row pivoting: no pivot shifts */
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCheck(A->rmap->n == d->n && A->cmap->n == d->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The numeric factorization is given a %" PetscInt_FMT " x %" PetscInt_FMT " matrix; the factor is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n, d->n, d->n);
+  F->factorerrortype = MAT_FACTOR_NOERROR;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
+  d->nnz = ainfo.nz_used;
+  PetscCall(MatDenseCUDASetPreallocation(F, NULL)); /* zeroed */
+  if (n) {
+    PetscCall(MatGPUMatGetStream(&stream));
+    PetscCall(MatGPUMatGetCUSPARSEHandle(stream, &sparse));
+    PetscCall(PetscCUSOLVERDnGetHandle(&solver));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(PetscInt), (void **)&d_ai));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)ainfo.nz_used * sizeof(PetscInt), (void **)&d_aj));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)ainfo.nz_used * sizeof(PetscScalar), (void **)&d_aa));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)n * n * sizeof(PetscScalar), (void **)&lu));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(int), (void **)&ipiv));
+    d_info = ipiv + n;
+    PetscCall(MatGPUMatCopyDeviceCSR(A, &d->other, stream, d_ai, d_aj, d_aa));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCallCUSPARSE(cusparseCreateCsr(&csr, n, n, (int64_t)ainfo.nz_used, d_ai, d_aj, d_aa, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
+    PetscCallCUSPARSE(cusparseCreateDnMat(&dense, n, n, n, lu, MATGPUMAT_CUDA_SCALAR, CUSPARSE_ORDER_COL));
+    PetscCallCUSPARSE(cusparseSparseToDense_bufferSize(sparse, csr, dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, &bytes));
+    PetscCall(MatGPUMatDeviceMalloc(F, bytes, &buffer));
+    PetscCallCUSPARSE(cusparseSparseToDense(sparse, csr, dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, buffer));
+    PetscCallCUSOLVER(GPUMAT_GETRF_BUFFERSIZE(solver, n, n, lu, n, &lwork));
+    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)lwork * sizeof(PetscScalar), (void **)&work));
+    PetscCallCUSOLVER(GPUMAT_GETRF(solver, n, n, lu, n, work, ipiv, d_info));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(MatGPUMatCopyToHost(&h_info, d_info, sizeof(int), stream));
+    PetscCheck(h_info >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER getrf: argument %d is wrong", -h_info);
+    if (h_info > 0) { /* U(i, i) = 0: as PETSc's factorizations report a zero pivot, the PC fails and KSP says why */
+      F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+      F->factorerror_zeropivot_row   = h_info - 1;
+      F->factorerror_zeropivot_value = 0.0;
+      PetscCall(PetscInfo(F, "Zero pivot in row %d of the dense LU on the device: the matrix is singular to working precision\n", h_info - 1));
+    } else {
+      PetscCall(MatDenseCUDAGetArray(F, &inv));
+      PetscCall(PetscLogGpuTimeBegin());
+      MatGPUMatDenseSetIdentity_Kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(n, inv);
+      PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
+      PetscCallCUSOLVER(GPUMAT_GETRS(solver, CUBLAS_OP_N, n, n, lu, n, ipiv, inv, n, d_info));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(MatDenseCUDARestoreArray(F, &inv));
+      PetscCall(PetscLogGpuFlops(2.0 / 3.0 * (PetscLogDouble)n * n * n + 2.0 * (PetscLogDouble)n * n * n));
+    }
+    PetscCallCUSPARSE(cusparseDestroyDnMat(dense));
+    PetscCallCUSPARSE(cusparseDestroySpMat(csr));
+    PetscCall(MatGPUMatDeviceFree(&buffer)); /* cudaFree() waits for the work that used them */
+    PetscCall(MatGPUMatDeviceFree((void **)&work));
+    PetscCall(MatGPUMatDeviceFree((void **)&ipiv));
+    PetscCall(MatGPUMatDeviceFree((void **)&lu));
+    PetscCall(MatGPUMatDeviceFree((void **)&d_aa));
+    PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
+    PetscCall(MatGPUMatDeviceFree((void **)&d_ai));
+  }
+  F->ops->solve             = MatSolve_GPUMatDenseLU;
+  F->ops->solvetranspose    = MatSolveTranspose_GPUMatDenseLU;
+  F->ops->matsolve          = MatMatSolve_GPUMatDenseLU;
+  F->ops->matsolvetranspose = MatMatSolveTranspose_GPUMatDenseLU;
+  F->ops->solveadd          = NULL; /* MatSolveAdd(): a solve and an AXPY */
+  F->ops->solvetransposeadd = NULL;
+  F->assembled              = PETSC_TRUE;
+  F->preallocated           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Nothing to analyse: the numeric phase takes any pattern of A's size */
+static PetscErrorCode MatLUFactorSymbolic_GPUMatDenseLU(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  MatGPUMatDenseLU *d;
+
+  PetscFunctionBegin;
+  (void)row, (void)col; /* the pivoting chooses the order */
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCheck(A->rmap->n == d->n && A->cmap->n == d->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "A %" PetscInt_FMT " x %" PetscInt_FMT " matrix for a %" PetscInt_FMT " x %" PetscInt_FMT " factor", A->rmap->n, A->cmap->n, d->n, d->n);
+  d->fill                  = info->fill;
+  F->ops->lufactornumeric  = MatLUFactorNumeric_GPUMatDenseLU;
+  F->info.factor_mallocs   = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The dense array's entries, and the fill against A's (what -ksp_view prints for a factor) */
+static PetscErrorCode MatGetInfo_GPUMatDenseLU(Mat F, MatInfoType flag, MatInfo *info)
+{
+  MatGPUMatDenseLU *d;
+  const PetscLogDouble N = (PetscLogDouble)F->rmap->n * (PetscLogDouble)F->cmap->n;
+
+  PetscFunctionBegin;
+  (void)flag;
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCall(PetscMemzero(info, sizeof(*info)));
+  info->block_size        = 1.0;
+  info->nz_allocated      = N;
+  info->nz_used           = N;
+  info->assemblies        = (PetscLogDouble)F->num_ass;
+  info->fill_ratio_given  = d->fill;
+  info->fill_ratio_needed = d->nnz > 0 ? N / d->nnz : 0.0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_GPUMatDenseLU(Mat F, PetscViewer viewer)
+{
+  MatGPUMatDenseLU *d;
+  PetscBool         ascii;
+  PetscViewerFormat format;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "petscgpumat: LU with row pivoting on the device (cuSOLVER), kept as the explicit inverse: each solve is one dense product\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  (%" PetscInt_FMT " rows, within -mat_gpumat_dense_lu_min %" PetscInt_FMT " and -mat_gpumat_dense_lu_max %" PetscInt_FMT ", or named: -pc_factor_mat_solver_type cuda)\n", d->n, MatGPUMatDenseLUMin, MatGPUMatDenseLUMax));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (d->view) PetscCall((*d->view)(F, viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatFactorGetSolverType_GPUMatDenseLU(Mat F, MatSolverType *type)
+{
+  PetscFunctionBegin;
+  (void)F;
+  *type = MATSOLVERCUDA;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Whether the LU factor of A made with no solver type named is the dense one: a square A of min to max rows, real
+  scalars, -mat_gpumat_trisolve auto, and two n x n arrays within half the free device memory (else cuSPARSE's).
+  Called only where a device is usable and A is not bound to the CPU.
+*/
+PetscErrorCode MatGPUMatDenseLUTakes(Mat A, MatFactorType ftype, PetscBool *takes)
+{
+  const PetscInt n = A->rmap->n;
+  size_t         avail = 0, total = 0;
+
+  PetscFunctionBegin;
+  *takes = PETSC_FALSE;
+  if (PetscDefined(USE_COMPLEX) || sizeof(PetscInt) != sizeof(int) || ftype != MAT_FACTOR_LU || MatGPUMatTriSolve != MATGPUMAT_TRISOLVE_AUTO || n != A->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (n < MatGPUMatDenseLUMin || n > MatGPUMatDenseLUMax || n > 46340) PetscFunctionReturn(PETSC_SUCCESS); /* n^2 within int */
+  PetscCallCUDA(cudaMemGetInfo(&avail, &total));
+  *takes = (PetscBool)(4 * (size_t)n * (size_t)n * sizeof(PetscScalar) <= avail);
+  if (!*takes) PetscCall(PetscInfo(A, "LU of %" PetscInt_FMT " rows: the dense LU's two arrays (%zu bytes) exceed half the free device memory (%zu bytes): cuSPARSE's\n", n, 2 * (size_t)n * (size_t)n * sizeof(PetscScalar), avail));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The factory (MATSOLVERCUDA for our seq types, and the default's choice): a MATSEQDENSECUDA matrix of A's size whose
+  device array will hold the inverse; nothing is allocated before the numeric phase
+*/
+PetscErrorCode MatGetFactor_GPUMat_DenseLU(Mat A, MatFactorType ftype, Mat *F)
+{
+  MatGPUMatDenseLU *d;
+  Mat               B;
+
+  PetscFunctionBegin;
+  *F = NULL;
+  PetscCheck(!PetscDefined(USE_COMPLEX), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dense LU on the device of petscgpumat's types takes real scalars");
+  PetscCheck(ftype == MAT_FACTOR_LU, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "petscgpumat's dense factor on the device is an LU, not %s", MatFactorTypes[ftype]);
+  PetscCheck(A->rmap->n == A->cmap->n, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_SIZ, "LU of a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n);
+  PetscCheck(sizeof(PetscInt) == sizeof(int), PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dense LU on the device reads the device CSR with 32-bit indices: not with 64-bit PetscInt");
+  PetscCheck(A->rmap->n <= 46340, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The dense LU on the device takes at most 46340 rows (n^2 within a 32-bit int), not %" PetscInt_FMT, A->rmap->n);
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)A), &B));
+  PetscCall(MatSetSizes(B, A->rmap->n, A->cmap->n, A->rmap->n, A->cmap->n));
+  PetscCall(MatSetType(B, MATSEQDENSECUDA));
+  PetscCall(PetscNew(&d));
+  d->n    = A->rmap->n;
+  d->view = B->ops->view;
+  PetscCall(PetscObjectContainerCompose((PetscObject)B, dense_lu_key, d, MatGPUMatDenseLUDestroy_Private));
+  B->factortype            = MAT_FACTOR_LU;
+  B->trivialsymbolic       = PETSC_TRUE;  /* as PETSc's dense factors: -log_view counts the numeric phase as MatLUFactor */
+  B->canuseordering        = PETSC_FALSE; /* the numeric phase's pivoting orders the rows: PCLU computes no ordering */
+  B->ops->lufactorsymbolic = MatLUFactorSymbolic_GPUMatDenseLU;
+  B->ops->getinfo          = MatGetInfo_GPUMatDenseLU;
+  B->ops->view             = MatView_GPUMatDenseLU;
+  PetscCall(PetscFree(B->solvertype));
+  PetscCall(PetscStrallocpy(MATSOLVERCUDA, &B->solvertype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_GPUMatDenseLU));
+  PetscCall(PetscStrallocpy(MATORDERINGEXTERNAL, (char **)&B->preferredordering[MAT_FACTOR_LU]));
+  *F = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
