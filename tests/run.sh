@@ -261,7 +261,7 @@ prog matproduct-cusparse-result "$build/tests/gpu/test_gpu_matproduct" -types el
 
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices "$real_matrices"
-prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda
+prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -checkfunctionlist
 # KSPCGFUSED's fused iterations against KSPCG (iterations, reasons, solutions; the same bits run to run)
 prog gpu-cgfused "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rgcsrcuda,autocuda,aijcusparse -malloc_dump -checkfunctionlist
 # the same on 2 ranks: the parallel types, p'w and the sums reduced over the ranks

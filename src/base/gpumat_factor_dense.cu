@@ -11,8 +11,8 @@
   193 MB in one product.
 
   Taken by default (MatGetFactor() with no solver type, a usable device, -mat_gpumat_trisolve auto) for LU of square
-  matrices of -mat_gpumat_dense_lu_min to -mat_gpumat_dense_lu_max rows whose two n x n arrays fit in half the free
-  device memory; by name with -pc_factor_mat_solver_type cuda (MATSOLVERCUDA: PETSc's name for cuSOLVER's dense LU).
+  matrices of -mat_gpumat_dense_lu_min to -mat_gpumat_dense_lu_max rows that fill in like a 3-D grid (the rule:
+  MatGPUMatDenseLUTakes()) and whose two n x n arrays fit in half the free device memory; by name with -pc_factor_mat_solver_type cuda (MATSOLVERCUDA: PETSc's name for cuSOLVER's dense LU).
   Pivoting by rows makes PETSc's pivot shifts needless: they are not applied; a matrix singular to working precision
   (a zero pivot in getrf) sets the factor's MAT_FACTOR_NUMERIC_ZEROPIVOT as PETSc's own factorizations do. The
   inverse's rounding differs from a triangular solve's (a forward error of the order of cond(A) eps, as LU's):
@@ -21,7 +21,7 @@
 #include <petscgpumat/private/gpumatcusparse.h>
 #include <petscgpumat/private/gpumatcuda.h>
 
-PetscInt MatGPUMatDenseLUMin = 1024; /* -mat_gpumat_dense_lu_min */
+PetscInt MatGPUMatDenseLUMin = 2048; /* -mat_gpumat_dense_lu_min */
 PetscInt MatGPUMatDenseLUMax = 8192; /* -mat_gpumat_dense_lu_max (0: never) */
 
 #if defined(PETSC_USE_REAL_SINGLE)
@@ -47,6 +47,7 @@ typedef struct {
   PetscScalar    *d_x;
   MatGPUMatShadow other;    /* the shadow of a matrix that is not ours given to the numeric phase */
   PetscErrorCode (*view)(Mat, PetscViewer);
+  PetscErrorCode (*destroy)(Mat);
 } MatGPUMatDenseLU;
 
 static const char dense_lu_key[] = "MatGPUMatDenseLU";
@@ -328,6 +329,18 @@ static PetscErrorCode MatView_GPUMatDenseLU(Mat F, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The dense matrix's destroy, after the function this file composed (-checkfunctionlist) */
+static PetscErrorCode MatDestroy_GPUMatDenseLU(Mat F)
+{
+  MatGPUMatDenseLU *d;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscCall((*d->destroy)(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatFactorGetSolverType_GPUMatDenseLU(Mat F, MatSolverType *type)
 {
   PetscFunctionBegin;
@@ -337,19 +350,39 @@ static PetscErrorCode MatFactorGetSolverType_GPUMatDenseLU(Mat F, MatSolverType 
 }
 
 /*
-  Whether the LU factor of A made with no solver type named is the dense one: a square A of min to max rows, real
-  scalars, -mat_gpumat_trisolve auto, and two n x n arrays within half the free device memory (else cuSPARSE's).
-  Called only where a device is usable and A is not bound to the CPU.
+  Whether the LU factor of A made with no solver type named is the dense one: a square, assembled A of min to max rows
+  with real scalars, -mat_gpumat_trisolve auto, a bandwidth in its own ordering of at least n / 25, and two n x n
+  arrays within half the free device memory (else cuSPARSE's sparse LU). Called only where a device is usable and A
+  is not bound to the CPU.
+
+  The bandwidth tells a grid of three dimensions (whose sparse LU fills in: its host factorization costs more than
+  the dense one on the device, its solves run one level set after another) from one of two, where the host's sparse
+  factorization is cheaper than even the first use of cuSOLVER in a process (60-90 ms: CUDA's lazy loading of its
+  kernels). Measured on one H100 (2026-11-27, docs/performance.md "Dense LU"), PCLU set-up and one solve, each size in
+  a fresh process, dense / sparse: 3-D 7-point 17^3 120-200 / 123-126 ms and 0.33 / 1.06 ms, 20^3 132-159 / 261-277 ms
+  and 0.4 / 1.8 ms, 27-point 13^3 84-106 / 131-150 ms and 0.25 / 1.23 ms; 2-D 5-point 64^2 82-110 / 52-57 ms and 0.3 /
+  0.43 ms (bandwidth n / 64: sparse). The DMDA orderings give 3-D grids a bandwidth of n^(2/3), 2-D ones n^(1/2).
 */
 PetscErrorCode MatGPUMatDenseLUTakes(Mat A, MatFactorType ftype, PetscBool *takes)
 {
-  const PetscInt n = A->rmap->n;
-  size_t         avail = 0, total = 0;
+  const PetscInt  n = A->rmap->n;
+  const PetscInt *ai, *aj;
+  PetscInt        bw = 0;
+  PetscMemType    mtype;
+  size_t          avail = 0, total = 0;
 
   PetscFunctionBegin;
   *takes = PETSC_FALSE;
-  if (PetscDefined(USE_COMPLEX) || sizeof(PetscInt) != sizeof(int) || ftype != MAT_FACTOR_LU || MatGPUMatTriSolve != MATGPUMAT_TRISOLVE_AUTO || n != A->cmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (PetscDefined(USE_COMPLEX) || sizeof(PetscInt) != sizeof(int) || ftype != MAT_FACTOR_LU || MatGPUMatTriSolve != MATGPUMAT_TRISOLVE_AUTO || n != A->cmap->n || !A->assembled) PetscFunctionReturn(PETSC_SUCCESS);
   if (n < MatGPUMatDenseLUMin || n > MatGPUMatDenseLUMax || n > 46340) PetscFunctionReturn(PETSC_SUCCESS); /* n^2 within int */
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, &mtype));
+  if (!PetscMemTypeHost(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < n; i++) /* columns sorted */
+    if (ai[i + 1] > ai[i]) bw = PetscMax(bw, PetscMax(i - aj[ai[i]], aj[ai[i + 1] - 1] - i));
+  if (25 * bw < n) {
+    PetscCall(PetscInfo(A, "LU of %" PetscInt_FMT " rows of bandwidth %" PetscInt_FMT " (< n / 25): cuSPARSE's sparse LU\n", n, bw));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCallCUDA(cudaMemGetInfo(&avail, &total));
   *takes = (PetscBool)(4 * (size_t)n * (size_t)n * sizeof(PetscScalar) <= avail);
   if (!*takes) PetscCall(PetscInfo(A, "LU of %" PetscInt_FMT " rows: the dense LU's two arrays (%zu bytes) exceed half the free device memory (%zu bytes): cuSPARSE's\n", n, 2 * (size_t)n * (size_t)n * sizeof(PetscScalar), avail));
@@ -377,7 +410,8 @@ PetscErrorCode MatGetFactor_GPUMat_DenseLU(Mat A, MatFactorType ftype, Mat *F)
   PetscCall(MatSetType(B, MATSEQDENSECUDA));
   PetscCall(PetscNew(&d));
   d->n    = A->rmap->n;
-  d->view = B->ops->view;
+  d->view    = B->ops->view;
+  d->destroy = B->ops->destroy;
   PetscCall(PetscObjectContainerCompose((PetscObject)B, dense_lu_key, d, MatGPUMatDenseLUDestroy_Private));
   B->factortype            = MAT_FACTOR_LU;
   B->trivialsymbolic       = PETSC_TRUE;  /* as PETSc's dense factors: -log_view counts the numeric phase as MatLUFactor */
@@ -385,6 +419,7 @@ PetscErrorCode MatGetFactor_GPUMat_DenseLU(Mat A, MatFactorType ftype, Mat *F)
   B->ops->lufactorsymbolic = MatLUFactorSymbolic_GPUMatDenseLU;
   B->ops->getinfo          = MatGetInfo_GPUMatDenseLU;
   B->ops->view             = MatView_GPUMatDenseLU;
+  B->ops->destroy          = MatDestroy_GPUMatDenseLU;
   PetscCall(PetscFree(B->solvertype));
   PetscCall(PetscStrallocpy(MATSOLVERCUDA, &B->solvertype));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatFactorGetSolverType_C", MatFactorGetSolverType_GPUMatDenseLU));

@@ -966,12 +966,26 @@ static PetscErrorCode CheckTriSolveChoice(const char *type)
 }
 
 /*
-  LU of a matrix of -mat_gpumat_dense_lu_min to _max rows with no solver type named: the dense LU on the device, solved
-  by its explicit inverse (MATSOLVERCUDA). Against SeqAIJ's host LU on a nonsymmetric matrix: the solution, the
-  transposed solve, blocks of right-hand sides (host and CUDA), host vectors, a second numeric phase with new values,
-  KSP with PCLU, MatView; a matrix with a zero column gives a zero pivot (the PC fails); with
-  -mat_gpumat_dense_lu_max 0 the factor is cuSPARSE's again.
+  LU of a matrix of -mat_gpumat_dense_lu_min to _max rows of a 3-D grid with no solver type named: the dense LU on the
+  device, solved by its explicit inverse (MATSOLVERCUDA). On a nonsymmetric matrix (3-D convection-diffusion 13^3):
+  the solution, the transposed solve, blocks of right-hand sides (host and CUDA), host vectors, a second numeric phase
+  with new values, KSP with PCLU, MatView, the composed function gone with the factor; a matrix with a zero column
+  gives a zero pivot; with -mat_gpumat_dense_lu_max 0, and for a 2-D grid (bandwidth below n / 25), the factor is
+  cuSPARSE's, and by name (MATSOLVERCUDA) the dense one at any size.
 */
+static PetscErrorCode CreateConvectionDiffusion3D(PetscInt k, Mat *A)
+{
+  PetscFunctionBeginUser;
+  PetscCall(TestCreateLaplacian(3, k, A));
+  for (PetscInt row = 0; row < k * k * k; row++) {
+    PetscCall(MatSetValue(*A, row, row, 1.3, ADD_VALUES));
+    if (row % k > 0) PetscCall(MatSetValue(*A, row, row - 1, -0.8, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DenseLUSolveError(Mat F, Mat Ah, PetscBool transpose, PetscBool hostvecs, PetscReal *err)
 {
   Vec       b, x, bh, xh, r;
@@ -1018,11 +1032,26 @@ static PetscErrorCode CheckDenseLU(const char *type)
   char           text[4096];
 
   PetscFunctionBeginUser;
-  PetscCall(CreateConvectionDiffusion(40, &Ah)); /* 1600 rows: within the default 1024 to 8192 */
+  { /* a 2-D grid of 64^2 rows: bandwidth 64 < n / 25, cuSPARSE's; by name the dense one */
+    Mat A2;
+
+    PetscCall(TestCreateLaplacian(2, 64, &A2));
+    PetscCall(MatConvert(A2, type, MAT_INPLACE_MATRIX, &A2));
+    PetscCall(MatGetFactor(A2, NULL, MAT_FACTOR_LU, &F));
+    PetscCall(MatFactorGetSolverType(F, &solver));
+    TEST_CHECK(!strcmp(solver, MATSOLVERCUSPARSE), "%s: LU of a 2-D grid of 4096 rows (bandwidth 64) with no solver type named is cuSPARSE's (got %s)", type, solver);
+    PetscCall(MatDestroy(&F));
+    PetscCall(MatGetFactor(A2, MATSOLVERCUDA, MAT_FACTOR_LU, &F));
+    PetscCall(MatFactorGetSolverType(F, &solver));
+    TEST_CHECK(!strcmp(solver, MATSOLVERCUDA), "%s: -pc_factor_mat_solver_type cuda: the dense LU (got %s)", type, solver);
+    PetscCall(MatDestroy(&F));
+    PetscCall(MatDestroy(&A2));
+  }
+  PetscCall(CreateConvectionDiffusion3D(13, &Ah)); /* 2197 rows, bandwidth 169: within the defaults */
   PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
   PetscCall(MatGetFactor(A, NULL, MAT_FACTOR_LU, &F));
   PetscCall(MatFactorGetSolverType(F, &solver));
-  TEST_CHECK(!strcmp(solver, MATSOLVERCUDA), "%s: LU of 1600 rows with no solver type named is the dense LU on the device (got %s)", type, solver);
+  TEST_CHECK(!strcmp(solver, MATSOLVERCUDA), "%s: LU of a 3-D grid of 2197 rows with no solver type named is the dense LU on the device (got %s)", type, solver);
   PetscCall(MatGetOrdering(A, MATORDERINGNATURAL, &row, &col));
   PetscCall(MatFactorInfoInitialize(&info));
   info.fill = 5.0;
@@ -1040,7 +1069,7 @@ static PetscErrorCode CheckDenseLU(const char *type)
     Mat       B, X, R;
     PetscReal bn;
 
-    PetscCall(MatCreateDense(PETSC_COMM_SELF, 1600, 3, 1600, 3, NULL, &B));
+    PetscCall(MatCreateDense(PETSC_COMM_SELF, 2197, 3, 2197, 3, NULL, &B));
     PetscCall(MatSetRandom(B, NULL));
     if (cuda) PetscCall(MatConvert(B, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &B));
     PetscCall(MatDuplicate(B, MAT_DO_NOT_COPY_VALUES, &X));
@@ -1064,7 +1093,15 @@ static PetscErrorCode CheckDenseLU(const char *type)
   TEST_CHECK(e <= 1e-12, "%s: dense LU: a second numeric phase with new values, relative residual %.2e", type, (double)e);
   PetscCall(TestViewInfoText(F, text, sizeof(text)));
   TEST_CHECK(strstr(text, "explicit inverse") && strstr(text, "package used to perform factorization: cuda"), "%s: dense LU: MatView says what the factor is:\n%s", type, text);
-  PetscCall(MatDestroy(&F));
+  {
+    void (*fn)(void) = NULL;
+
+    PetscCall(MatDestroy(&F));
+    PetscCall(MatGetFactor(A, MATSOLVERCUDA, MAT_FACTOR_LU, &F));
+    PetscCall(PetscObjectQueryFunction((PetscObject)F, "MatFactorGetSolverType_C", &fn));
+    TEST_CHECK(fn != NULL, "%s: dense LU: MatFactorGetSolverType_C composed on the factor", type);
+    PetscCall(MatDestroy(&F)); /* -checkfunctionlist (run.sh) fails the program if it stayed */
+  }
   { /* KSP with PCLU: one application solves */
     KSP       ksp;
     PC        pc;
@@ -1093,10 +1130,10 @@ static PetscErrorCode CheckDenseLU(const char *type)
     PetscCall(VecDestroy(&r));
   }
   /* a zero column: a zero pivot, the factor's error as PETSc's factorizations set it */
-  { /* column 5's entries (rows 4, 5, 6 and 45 of the 40 x 40 grid) set to zero */
-    const PetscInt rows[] = {4, 5, 6, 45};
+  { /* column 5's entries (rows 4, 5, 6, 18 and 174 of the 13^3 grid) set to zero */
+    const PetscInt rows[] = {4, 5, 6, 18, 174};
 
-    for (PetscInt k = 0; k < 4; k++) PetscCall(MatSetValue(A, rows[k], 5, 0.0, INSERT_VALUES));
+    for (PetscInt k = 0; k < 5; k++) PetscCall(MatSetValue(A, rows[k], 5, 0.0, INSERT_VALUES));
   }
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
