@@ -26,6 +26,9 @@ typedef struct {
   PetscErrorCode (*lunumeric)(Mat, Mat, const MatFactorInfo *);
   PetscErrorCode (*choleskynumeric)(Mat, Mat, const MatFactorInfo *);
   PetscBool cpu_solve; /* the host (I)LU solves aijcusparse's -mat_cusparse_use_cpu_solve asks for (factors made on the host) */
+  PetscBool device_solves; /* the solves of the last numeric phase run on the device (host vectors go through CUDA copies) */
+  PetscErrorCode (*solve)(Mat, Vec, Vec);
+  PetscErrorCode (*solvetranspose)(Mat, Vec, Vec);
 } MatGPUMatFactorShadow;
 
 static const char shadow_key[] = "MatGPUMatFactorShadow";
@@ -48,6 +51,85 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatFactorShadow **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  MatGPUMatDeviceSolve - x = solve(F, b) where solve reads and writes device arrays (cuSPARSE's triangular solves,
+  aijcusparse's and ours): b and x that are not CUDA vectors go through CUDA copies. PETSc's optimized build does not
+  check a vector's type before taking its device array, so a host vector (KSP ex10's VecLoad()ed right-hand side, the
+  reduced spaces of SNES's VI solvers) gave a wrong solution without an error (H100: a relative residual of 9.75).
+*/
+PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
+{
+  PetscBool          bcuda, xcuda;
+  Vec                bc = b, xc = x;
+  const PetscScalar *from;
+  PetscScalar       *to;
+  PetscInt           n;
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bcuda, VECSEQCUDA, VECMPICUDA, ""));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xcuda, VECSEQCUDA, VECMPICUDA, ""));
+  if (bcuda && xcuda) {
+    PetscCall((*solve)(F, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(MatGPUMatGetStream(&stream));
+  if (!bcuda) {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &bc));
+    PetscCall(VecGetArrayRead(b, &from));
+    PetscCall(VecCUDAGetArrayWrite(bc, &to));
+    PetscCall(MatGPUMatCopyToDevice(to, from, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(VecCUDARestoreArrayWrite(bc, &to));
+    PetscCall(VecRestoreArrayRead(b, &from));
+  }
+  if (!xcuda) PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &xc));
+  PetscCall((*solve)(F, bc, xc));
+  if (!xcuda) {
+    PetscCall(VecCUDAGetArrayRead(xc, &from));
+    PetscCall(VecGetArrayWrite(x, &to));
+    PetscCall(MatGPUMatCopyToHost(to, from, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(VecRestoreArrayWrite(x, &to));
+    PetscCall(VecCUDARestoreArrayRead(xc, &from));
+    PetscCall(VecDestroy(&xc));
+  }
+  if (!bcuda) PetscCall(VecDestroy(&bc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* aijcusparse's solves of a factor made through the shadow, given vectors of any type */
+static PetscErrorCode MatSolve_GPUMatShadow(Mat F, Vec b, Vec x)
+{
+  MatGPUMatFactorShadow *s;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatShadowGet_Private(F, &s));
+  if (s->device_solves) PetscCall(MatGPUMatDeviceSolve(F, b, x, s->solve));
+  else PetscCall((*s->solve)(F, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_GPUMatShadow(Mat F, Vec b, Vec x)
+{
+  MatGPUMatFactorShadow *s;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatShadowGet_Private(F, &s));
+  if (s->device_solves) PetscCall(MatGPUMatDeviceSolve(F, b, x, s->solvetranspose));
+  else PetscCall((*s->solvetranspose)(F, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* After aijcusparse's numeric phase (which installs its solves): ours in front of them */
+static PetscErrorCode MatGPUMatShadowWrapSolves_Private(Mat F, MatGPUMatFactorShadow *s, PetscBool device)
+{
+  PetscFunctionBegin;
+  s->device_solves = device;
+  GPUMAT_WRAP_FACTOR_SLOT(F, solve, s->solve, MatSolve_GPUMatShadow);
+  GPUMAT_WRAP_FACTOR_SLOT(F, solvetranspose, s->solvetranspose, MatSolveTranspose_GPUMatShadow);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFactorInfo *info)
 {
   MatGPUMatFactorShadow *s;
@@ -58,6 +140,7 @@ static PetscErrorCode MatLUFactorNumeric_GPUMatShadow(Mat F, Mat A, const MatFac
   PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
   PetscCall(MatCUSPARSESetUseCPUSolve(S, s->cpu_solve)); /* what aijcusparse's numeric phase reads, from the matrix it factors */
   PetscCall((*s->lunumeric)(F, S, info));
+  PetscCall(MatGPUMatShadowWrapSolves_Private(F, s, (PetscBool)!s->cpu_solve));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -70,6 +153,7 @@ static PetscErrorCode MatCholeskyFactorNumeric_GPUMatShadow(Mat F, Mat A, const 
   PetscCall(MatGPUMatShadowGet_Private(F, &s));
   PetscCall(MatGPUMatShadowOf(A, &s->shadow, &S));
   PetscCall((*s->choleskynumeric)(F, S, info));
+  PetscCall(MatGPUMatShadowWrapSolves_Private(F, s, PETSC_TRUE)); /* aijcusparse's Cholesky and ICC solve on the device whatever use_cpu_solve says */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -43,8 +43,6 @@ typedef struct {
   PetscInt        n;
   PetscLogDouble  nnz;      /* of the matrix last factored: the fill ratio is n^2 / nnz */
   PetscReal       fill;     /* the fill the PC gave (for MatGetInfo()) */
-  PetscScalar    *d_b;      /* n: a host right-hand side staged on the device, and the product before its copy back */
-  PetscScalar    *d_x;
   MatGPUMatShadow other;    /* the shadow of a matrix that is not ours given to the numeric phase */
   PetscErrorCode (*view)(Mat, PetscViewer);
   PetscErrorCode (*destroy)(Mat);
@@ -57,8 +55,6 @@ static PetscErrorCode MatGPUMatDenseLUDestroy_Private(PetscGPUMatCtxArg ctx)
   MatGPUMatDenseLU *d = (MatGPUMatDenseLU *)PetscGPUMatCtxOf(ctx);
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceFree((void **)&d->d_b));
-  PetscCall(MatGPUMatDeviceFree((void **)&d->d_x));
   PetscCall(MatGPUMatShadowReset(&d->other));
   PetscCall(PetscFree(d));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -102,45 +98,48 @@ static PetscErrorCode MatGPUMatDenseLUApply_Private(Mat F, PetscBool transpose, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = inv b (or inv^T b), with b and x device or host vectors (host ones staged through the factor's work vectors) */
-static PetscErrorCode MatGPUMatDenseLUSolve_Private(Mat F, Vec b, Vec x, PetscBool transpose)
+/* x = inv b (or inv^T b) for CUDA vectors */
+static PetscErrorCode MatGPUMatDenseLUSolveCUDA_Private(Mat F, Vec b, Vec x, PetscBool transpose)
 {
-  MatGPUMatDenseLU  *d;
   const PetscScalar *barray;
   PetscScalar       *xarray;
-  PetscMemType       bmt, xmt;
-  const size_t       bytes = (size_t)F->rmap->n * sizeof(PetscScalar);
-  void              *stream;
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
-  if (!d->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGPUMatGetStream(&stream));
-  PetscCall(VecGetArrayReadAndMemType(b, &barray, &bmt));
-  PetscCall(VecGetArrayWriteAndMemType(x, &xarray, &xmt));
-  if (!PetscMemTypeDevice(bmt)) {
-    if (!d->d_b) PetscCall(MatGPUMatDeviceMalloc(F, bytes, (void **)&d->d_b));
-    PetscCall(MatGPUMatCopyToDevice(d->d_b, barray, bytes, stream));
-  }
-  if (!PetscMemTypeDevice(xmt) && !d->d_x) PetscCall(MatGPUMatDeviceMalloc(F, bytes, (void **)&d->d_x));
-  PetscCall(MatGPUMatDenseLUApply_Private(F, transpose, 1, PetscMemTypeDevice(bmt) ? barray : d->d_b, F->rmap->n, PetscMemTypeDevice(xmt) ? xarray : d->d_x, F->rmap->n));
-  if (!PetscMemTypeDevice(xmt)) PetscCall(MatGPUMatCopyToHost(xarray, d->d_x, bytes, stream));
-  PetscCall(VecRestoreArrayWriteAndMemType(x, &xarray));
-  PetscCall(VecRestoreArrayReadAndMemType(b, &barray));
+  if (!F->rmap->n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecCUDAGetArrayRead(b, &barray));
+  PetscCall(VecCUDAGetArrayWrite(x, &xarray));
+  PetscCall(MatGPUMatDenseLUApply_Private(F, transpose, 1, barray, F->rmap->n, xarray, F->rmap->n));
+  PetscCall(VecCUDARestoreArrayWrite(x, &xarray));
+  PetscCall(VecCUDARestoreArrayRead(b, &barray));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatSolveCUDA_GPUMatDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUSolveCUDA_Private(F, b, x, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTransposeCUDA_GPUMatDenseLU(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDenseLUSolveCUDA_Private(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Vectors of any type: host ones through CUDA copies (MatGPUMatDeviceSolve()) */
 static PetscErrorCode MatSolve_GPUMatDenseLU(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, PETSC_FALSE));
+  PetscCall(MatGPUMatDeviceSolve(F, b, x, MatSolveCUDA_GPUMatDenseLU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatSolveTranspose_GPUMatDenseLU(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, PETSC_TRUE));
+  PetscCall(MatGPUMatDeviceSolve(F, b, x, MatSolveTransposeCUDA_GPUMatDenseLU));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -167,7 +166,7 @@ static PetscErrorCode MatGPUMatDenseLUMatSolve_Private(Mat F, Mat B, Mat X, Pets
 
       PetscCall(MatDenseGetColumnVecRead(B, j, &b));
       PetscCall(MatDenseGetColumnVecWrite(X, j, &x));
-      PetscCall(MatGPUMatDenseLUSolve_Private(F, b, x, transpose));
+      PetscCall(transpose ? MatSolveTranspose_GPUMatDenseLU(F, b, x) : MatSolve_GPUMatDenseLU(F, b, x));
       PetscCall(MatDenseRestoreColumnVecWrite(X, j, &x));
       PetscCall(MatDenseRestoreColumnVecRead(B, j, &b));
     }

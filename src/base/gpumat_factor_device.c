@@ -228,17 +228,32 @@ static PetscErrorCode MatGPUMatDeviceFactorSolve_Private(Mat F, Vec b, Vec x, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSolve_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
+static PetscErrorCode MatSolveCUDA_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFactorSolve_Private(F, b, x, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSolveTranspose_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
+static PetscErrorCode MatSolveTransposeCUDA_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFactorSolve_Private(F, b, x, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Vectors of any type: host ones through CUDA copies (MatGPUMatDeviceSolve()) */
+static PetscErrorCode MatSolve_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceSolve(F, b, x, MatSolveCUDA_GPUMatDeviceFactor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolveTranspose_GPUMatDeviceFactor(Mat F, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceSolve(F, b, x, MatSolveTransposeCUDA_GPUMatDeviceFactor));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1021,6 +1021,41 @@ static PetscErrorCode DenseLUSolveError(Mat F, Mat Ah, PetscBool transpose, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The solution of F with host vectors against that with CUDA vectors (device solves stage host vectors) */
+static PetscErrorCode HostVectorSolveDifference(Mat F, PetscInt n, PetscBool transpose, PetscReal *diff)
+{
+  Vec       b, x, bh, xh, xc;
+  PetscReal xn;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, n, &bh));
+  PetscCall(VecDuplicate(bh, &xh));
+  PetscCall(VecDuplicate(bh, &xc));
+  PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &b));
+  PetscCall(VecDuplicate(b, &x));
+  PetscCall(VecSetRandom(bh, NULL));
+  PetscCall(VecCopy(bh, b));
+  PetscCall(VecSet(xh, -7.0)); /* poisoned */
+  if (transpose) {
+    PetscCall(MatSolveTranspose(F, b, x));
+    PetscCall(MatSolveTranspose(F, bh, xh));
+  } else {
+    PetscCall(MatSolve(F, b, x));
+    PetscCall(MatSolve(F, bh, xh));
+  }
+  PetscCall(VecCopy(x, xc));
+  PetscCall(VecAXPY(xc, -1.0, xh));
+  PetscCall(VecNorm(xc, NORM_INFINITY, diff));
+  PetscCall(VecNorm(x, NORM_INFINITY, &xn));
+  *diff /= xn;
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&bh));
+  PetscCall(VecDestroy(&xh));
+  PetscCall(VecDestroy(&xc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode CheckDenseLU(const char *type)
 {
   Mat            Ah, A, F;
@@ -1045,6 +1080,30 @@ static PetscErrorCode CheckDenseLU(const char *type)
     PetscCall(MatFactorGetSolverType(F, &solver));
     TEST_CHECK(!strcmp(solver, MATSOLVERCUDA), "%s: -pc_factor_mat_solver_type cuda: the dense LU (got %s)", type, solver);
     PetscCall(MatDestroy(&F));
+    { /* cuSPARSE's factors (LU and Cholesky through the shadow, ILU(0) and ICC(0) from the device CSR) given host vectors */
+      const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
+
+      PetscCall(MatSetOption(A2, MAT_SPD, PETSC_TRUE));
+      PetscCall(MatGetOrdering(A2, MATORDERINGNATURAL, &row, &col));
+      for (PetscInt f = 0; f < 4; f++) {
+        PetscCall(MatGetFactor(A2, MATSOLVERCUSPARSE, ftypes[f], &F));
+        PetscCall(MatFactorInfoInitialize(&info));
+        info.fill = ftypes[f] == MAT_FACTOR_ILU || ftypes[f] == MAT_FACTOR_ICC ? 1.0 : 5.0;
+        if (ftypes[f] == MAT_FACTOR_LU) PetscCall(MatLUFactorSymbolic(F, A2, row, col, &info));
+        else if (ftypes[f] == MAT_FACTOR_ILU) PetscCall(MatILUFactorSymbolic(F, A2, row, col, &info));
+        else if (ftypes[f] == MAT_FACTOR_CHOLESKY) PetscCall(MatCholeskyFactorSymbolic(F, A2, row, &info));
+        else PetscCall(MatICCFactorSymbolic(F, A2, row, &info));
+        if (ftypes[f] == MAT_FACTOR_LU || ftypes[f] == MAT_FACTOR_ILU) PetscCall(MatLUFactorNumeric(F, A2, &info));
+        else PetscCall(MatCholeskyFactorNumeric(F, A2, &info));
+        for (PetscInt t = 0; t < (ftypes[f] == MAT_FACTOR_LU || ftypes[f] == MAT_FACTOR_ILU ? 2 : 1); t++) {
+          PetscCall(HostVectorSolveDifference(F, 4096, (PetscBool)t, &e));
+          TEST_CHECK(e <= 1e-14, "%s: cuSPARSE's %s factor: %s with host vectors as with CUDA ones (relative difference %.2e)", type, MatFactorTypes[ftypes[f]], t ? "MatSolveTranspose" : "MatSolve", (double)e);
+        }
+        PetscCall(MatDestroy(&F));
+      }
+      PetscCall(ISDestroy(&row));
+      PetscCall(ISDestroy(&col));
+    }
     PetscCall(MatDestroy(&A2));
   }
   PetscCall(CreateConvectionDiffusion3D(13, &Ah)); /* 2197 rows, bandwidth 169: within the defaults */
