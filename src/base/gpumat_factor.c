@@ -51,52 +51,6 @@ static PetscErrorCode MatGPUMatShadowGet_Private(Mat F, MatGPUMatFactorShadow **
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  MatGPUMatDeviceSolve - x = solve(F, b) where solve reads and writes device arrays (cuSPARSE's triangular solves,
-  aijcusparse's and ours): b and x that are not CUDA vectors go through CUDA copies. PETSc's optimized build does not
-  check a vector's type before taking its device array, so a host vector (KSP ex10's VecLoad()ed right-hand side, the
-  reduced spaces of SNES's VI solvers) gave a wrong solution without an error (H100: a relative residual of 9.75).
-*/
-PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
-{
-  PetscBool          bcuda, xcuda;
-  Vec                bc = b, xc = x;
-  const PetscScalar *from;
-  PetscScalar       *to;
-  PetscInt           n;
-  void              *stream;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bcuda, VECSEQCUDA, VECMPICUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xcuda, VECSEQCUDA, VECMPICUDA, ""));
-  if (bcuda && xcuda) {
-    PetscCall((*solve)(F, b, x));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(MatGPUMatGetStream(&stream));
-  if (!bcuda) {
-    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &bc));
-    PetscCall(VecGetArrayRead(b, &from));
-    PetscCall(VecCUDAGetArrayWrite(bc, &to));
-    PetscCall(MatGPUMatCopyToDevice(to, from, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCall(VecCUDARestoreArrayWrite(bc, &to));
-    PetscCall(VecRestoreArrayRead(b, &from));
-  }
-  if (!xcuda) PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &xc));
-  PetscCall((*solve)(F, bc, xc));
-  if (!xcuda) {
-    PetscCall(VecCUDAGetArrayRead(xc, &from));
-    PetscCall(VecGetArrayWrite(x, &to));
-    PetscCall(MatGPUMatCopyToHost(to, from, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCall(VecRestoreArrayWrite(x, &to));
-    PetscCall(VecCUDARestoreArrayRead(xc, &from));
-    PetscCall(VecDestroy(&xc));
-  }
-  if (!bcuda) PetscCall(VecDestroy(&bc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* aijcusparse's solves of a factor made through the shadow, given vectors of any type */
 static PetscErrorCode MatSolve_GPUMatShadow(Mat F, Vec b, Vec x)
 {

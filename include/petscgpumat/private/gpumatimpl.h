@@ -267,7 +267,7 @@ PETSC_INTERN PetscBool      MatGPUMatDeviceFactorOn; /* -mat_gpumat_device_facto
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorTakes(Mat, IS, IS, const MatFactorInfo *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorSymbolic(Mat, Mat, MatFactorType, const MatFactorInfo *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFactorRelease(Mat);
-PETSC_INTERN PetscErrorCode MatGPUMatDeviceSolve(Mat, Vec, Vec, PetscErrorCode (*)(Mat, Vec, Vec)); /* src/base/gpumat_factor.c */
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceSolve(Mat, Vec, Vec, PetscErrorCode (*)(Mat, Vec, Vec)); /* src/base/gpumat_mult.c */
 /* LU on the device kept as the explicit inverse, for small matrices (src/base/gpumat_factor_dense.cu) */
 PETSC_INTERN PetscInt       MatGPUMatDenseLUMin, MatGPUMatDenseLUMax; /* -mat_gpumat_dense_lu_min, _max */
 PETSC_INTERN PetscErrorCode MatGPUMatDenseLUTakes(Mat, MatFactorType, PetscBool *);
