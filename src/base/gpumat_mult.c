@@ -314,10 +314,11 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
 }
 
 /*
-  MatGPUMatDeviceSolve - x = solve(F, b) for a factor whose solve reads and writes device arrays (cuSPARSE's triangular
-  solves, aijcusparse's and ours, the dense LU's product): b and x that are not CUDA vectors go through CUDA copies. PETSc's optimized build does not
-  check a vector's type before taking its device array, so a host vector (KSP ex10's VecLoad()ed right-hand side, the
-  reduced spaces of SNES's VI solvers) gave a wrong solution without an error (H100: a relative residual of 9.75).
+  MatGPUMatDeviceSolve - x = solve(F, b) for a factor whose solve reads and writes device arrays (cuSPARSE's
+  triangular solves, aijcusparse's and ours, the dense LU's product): b and x that are not CUDA vectors go through CUDA
+  copies. PETSc's optimized build does not check a vector's type before taking its device array, so a host vector (KSP
+  ex10's VecLoad()ed right-hand side, the reduced spaces of SNES's VI solvers) gave a wrong solution without an error
+  (H100: a relative residual of 9.75).
 */
 PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
 {
