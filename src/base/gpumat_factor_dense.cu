@@ -188,25 +188,96 @@ static PetscErrorCode MatMatSolveTranspose_GPUMatDenseLU(Mat F, Mat B, Mat X)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The numeric phase's temporaries on the device, freed after it whatever happened */
+typedef struct {
+  PetscInt            *d_ai, *d_aj;
+  PetscScalar         *d_aa, *lu, *work;
+  int                 *ipiv; /* n pivots, then getrf's info */
+  void                *buffer;
+  cusparseSpMatDescr_t csr;
+  cusparseDnMatDescr_t dense;
+} MatGPUMatDenseLUWork;
+
+static PetscErrorCode MatGPUMatDenseLUWorkFree_Private(MatGPUMatDenseLUWork *w)
+{
+  PetscFunctionBegin;
+  if (w->dense) PetscCallCUSPARSE(cusparseDestroyDnMat(w->dense));
+  if (w->csr) PetscCallCUSPARSE(cusparseDestroySpMat(w->csr));
+  PetscCall(MatGPUMatDeviceFree(&w->buffer)); /* cudaFree() waits for the work that used them */
+  PetscCall(MatGPUMatDeviceFree((void **)&w->work));
+  PetscCall(MatGPUMatDeviceFree((void **)&w->ipiv));
+  PetscCall(MatGPUMatDeviceFree((void **)&w->lu));
+  PetscCall(MatGPUMatDeviceFree((void **)&w->d_aa));
+  PetscCall(MatGPUMatDeviceFree((void **)&w->d_aj));
+  PetscCall(MatGPUMatDeviceFree((void **)&w->d_ai));
+  PetscCall(PetscMemzero(w, sizeof(*w)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
-  The numeric phase: A made dense in a temporary array from its device CSR, factored there (getrf), and the factor's
-  own array (zeroed by its preallocation, then the identity) overwritten with the inverse (getrs). Peak device
-  memory: two n x n arrays and A's CSR.
+  A (n > 0 rows, nnz entries) made dense in a temporary array from its device CSR, factored there (getrf), and the
+  factor's own array (zeroed by its preallocation, then the identity) overwritten with the inverse (getrs). Peak
+  device memory: two n x n arrays and A's CSR, checked first.
 */
+static PetscErrorCode MatGPUMatDenseLUFactor_Private(Mat F, Mat A, MatGPUMatDenseLU *d, PetscCount nnz, MatGPUMatDenseLUWork *w)
+{
+  const int          n = (int)A->rmap->n;
+  cusolverDnHandle_t solver;
+  cusparseHandle_t   sparse;
+  PetscScalar       *inv;
+  int                h_info = 0, lwork = 0;
+  size_t             bytes  = 0;
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatCheckDeviceMemory(F, 2 * (size_t)n * (size_t)n * sizeof(PetscScalar) + (size_t)nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "The dense LU on the device"));
+  PetscCall(MatDenseCUDASetPreallocation(F, NULL)); /* zeroed */
+  PetscCall(MatGPUMatGetStream(&stream));
+  PetscCall(MatGPUMatGetCUSPARSEHandle(stream, &sparse));
+  PetscCall(PetscCUSOLVERDnGetHandle(&solver));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(PetscInt), (void **)&w->d_ai));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)nnz * sizeof(PetscInt), (void **)&w->d_aj));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)nnz * sizeof(PetscScalar), (void **)&w->d_aa));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)n * n * sizeof(PetscScalar), (void **)&w->lu));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(int), (void **)&w->ipiv));
+  PetscCall(MatGPUMatCopyDeviceCSR(A, &d->other, stream, w->d_ai, w->d_aj, w->d_aa));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCallCUSPARSE(cusparseCreateCsr(&w->csr, n, n, (int64_t)nnz, w->d_ai, w->d_aj, w->d_aa, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
+  PetscCallCUSPARSE(cusparseCreateDnMat(&w->dense, n, n, n, w->lu, MATGPUMAT_CUDA_SCALAR, CUSPARSE_ORDER_COL));
+  PetscCallCUSPARSE(cusparseSparseToDense_bufferSize(sparse, w->csr, w->dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, &bytes));
+  PetscCall(MatGPUMatDeviceMalloc(F, bytes, &w->buffer));
+  PetscCallCUSPARSE(cusparseSparseToDense(sparse, w->csr, w->dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, w->buffer));
+  PetscCallCUSOLVER(GPUMAT_GETRF_BUFFERSIZE(solver, n, n, w->lu, n, &lwork));
+  PetscCall(MatGPUMatDeviceMalloc(F, (size_t)lwork * sizeof(PetscScalar), (void **)&w->work));
+  PetscCallCUSOLVER(GPUMAT_GETRF(solver, n, n, w->lu, n, w->work, w->ipiv, w->ipiv + n));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatGPUMatCopyToHost(&h_info, w->ipiv + n, sizeof(int), stream));
+  PetscCheck(h_info >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER getrf: argument %d is wrong", -h_info);
+  if (h_info > 0) { /* U(i, i) = 0: as PETSc's factorizations report a zero pivot, the PC fails and KSP says why */
+    F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+    F->factorerror_zeropivot_row   = h_info - 1;
+    F->factorerror_zeropivot_value = 0.0;
+    PetscCall(PetscInfo(F, "Zero pivot in row %d of the dense LU on the device: the matrix is singular to working precision\n", h_info - 1));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatDenseCUDAGetArray(F, &inv));
+  PetscCall(PetscLogGpuTimeBegin());
+  MatGPUMatDenseSetIdentity_Kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(n, inv);
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
+  PetscCallCUSOLVER(GPUMAT_GETRS(solver, CUBLAS_OP_N, n, n, w->lu, n, w->ipiv, inv, n, w->ipiv + n));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(MatDenseCUDARestoreArray(F, &inv));
+  PetscCall(PetscLogGpuFlops(2.0 / 3.0 * (PetscLogDouble)n * n * n + 2.0 * (PetscLogDouble)n * n * n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The numeric phase: the inverse of A in the factor's array; the temporaries freed also after an error (out of memory) */
 static PetscErrorCode MatLUFactorNumeric_GPUMatDenseLU(Mat F, Mat A, const MatFactorInfo *info)
 {
   MatGPUMatDenseLU    *d;
-  const int            n = (int)A->rmap->n;
+  MatGPUMatDenseLUWork w;
   MatInfo              ainfo;
-  cusolverDnHandle_t   solver;
-  cusparseHandle_t     sparse;
-  cusparseSpMatDescr_t csr   = NULL;
-  cusparseDnMatDescr_t dense = NULL;
-  PetscInt            *d_ai = NULL, *d_aj = NULL;
-  PetscScalar         *d_aa = NULL, *lu = NULL, *work = NULL, *inv;
-  int                 *ipiv = NULL, *d_info = NULL, h_info = 0, lwork = 0;
-  size_t               bytes = 0;
-  void                *stream, *buffer = NULL;
+  PetscErrorCode       ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
   (void)info; /* row pivoting: no pivot shifts */
@@ -215,55 +286,10 @@ static PetscErrorCode MatLUFactorNumeric_GPUMatDenseLU(Mat F, Mat A, const MatFa
   F->factorerrortype = MAT_FACTOR_NOERROR;
   PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));
   d->nnz = ainfo.nz_used;
-  PetscCall(MatDenseCUDASetPreallocation(F, NULL)); /* zeroed */
-  if (n) {
-    PetscCall(MatGPUMatGetStream(&stream));
-    PetscCall(MatGPUMatGetCUSPARSEHandle(stream, &sparse));
-    PetscCall(PetscCUSOLVERDnGetHandle(&solver));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(PetscInt), (void **)&d_ai));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)ainfo.nz_used * sizeof(PetscInt), (void **)&d_aj));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)ainfo.nz_used * sizeof(PetscScalar), (void **)&d_aa));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)n * n * sizeof(PetscScalar), (void **)&lu));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)(n + 1) * sizeof(int), (void **)&ipiv));
-    d_info = ipiv + n;
-    PetscCall(MatGPUMatCopyDeviceCSR(A, &d->other, stream, d_ai, d_aj, d_aa));
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCallCUSPARSE(cusparseCreateCsr(&csr, n, n, (int64_t)ainfo.nz_used, d_ai, d_aj, d_aa, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
-    PetscCallCUSPARSE(cusparseCreateDnMat(&dense, n, n, n, lu, MATGPUMAT_CUDA_SCALAR, CUSPARSE_ORDER_COL));
-    PetscCallCUSPARSE(cusparseSparseToDense_bufferSize(sparse, csr, dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, &bytes));
-    PetscCall(MatGPUMatDeviceMalloc(F, bytes, &buffer));
-    PetscCallCUSPARSE(cusparseSparseToDense(sparse, csr, dense, CUSPARSE_SPARSETODENSE_ALG_DEFAULT, buffer));
-    PetscCallCUSOLVER(GPUMAT_GETRF_BUFFERSIZE(solver, n, n, lu, n, &lwork));
-    PetscCall(MatGPUMatDeviceMalloc(F, (size_t)lwork * sizeof(PetscScalar), (void **)&work));
-    PetscCallCUSOLVER(GPUMAT_GETRF(solver, n, n, lu, n, work, ipiv, d_info));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(MatGPUMatCopyToHost(&h_info, d_info, sizeof(int), stream));
-    PetscCheck(h_info >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "cuSOLVER getrf: argument %d is wrong", -h_info);
-    if (h_info > 0) { /* U(i, i) = 0: as PETSc's factorizations report a zero pivot, the PC fails and KSP says why */
-      F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
-      F->factorerror_zeropivot_row   = h_info - 1;
-      F->factorerror_zeropivot_value = 0.0;
-      PetscCall(PetscInfo(F, "Zero pivot in row %d of the dense LU on the device: the matrix is singular to working precision\n", h_info - 1));
-    } else {
-      PetscCall(MatDenseCUDAGetArray(F, &inv));
-      PetscCall(PetscLogGpuTimeBegin());
-      MatGPUMatDenseSetIdentity_Kernel<<<(n + 255) / 256, 256, 0, (cudaStream_t)stream>>>(n, inv);
-      PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-      PetscCallCUSOLVER(GPUMAT_GETRS(solver, CUBLAS_OP_N, n, n, lu, n, ipiv, inv, n, d_info));
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(MatDenseCUDARestoreArray(F, &inv));
-      PetscCall(PetscLogGpuFlops(2.0 / 3.0 * (PetscLogDouble)n * n * n + 2.0 * (PetscLogDouble)n * n * n));
-    }
-    PetscCallCUSPARSE(cusparseDestroyDnMat(dense));
-    PetscCallCUSPARSE(cusparseDestroySpMat(csr));
-    PetscCall(MatGPUMatDeviceFree(&buffer)); /* cudaFree() waits for the work that used them */
-    PetscCall(MatGPUMatDeviceFree((void **)&work));
-    PetscCall(MatGPUMatDeviceFree((void **)&ipiv));
-    PetscCall(MatGPUMatDeviceFree((void **)&lu));
-    PetscCall(MatGPUMatDeviceFree((void **)&d_aa));
-    PetscCall(MatGPUMatDeviceFree((void **)&d_aj));
-    PetscCall(MatGPUMatDeviceFree((void **)&d_ai));
-  }
+  PetscCall(PetscMemzero(&w, sizeof(w)));
+  if (d->n) ierr = MatGPUMatDenseLUFactor_Private(F, A, d, (PetscCount)ainfo.nz_used, &w);
+  PetscCall(MatGPUMatDenseLUWorkFree_Private(&w));
+  PetscCall(ierr);
   F->ops->solve             = MatSolve_GPUMatDenseLU;
   F->ops->solvetranspose    = MatSolveTranspose_GPUMatDenseLU;
   F->ops->matsolve          = MatMatSolve_GPUMatDenseLU;

@@ -5,6 +5,7 @@ static const char help[] = "KSP CG and GMRES with the petscgpumat types against 
 #include <petscgpumat.h>
 #include <petscgpumat/private/rgcsrimpl.h>
 #include "../common/testutil.h"
+#include <petscdevice_cuda.h>
 
 /*
   2-D convection-diffusion, upwind, with a reaction term: nonsymmetric and well conditioned, so GMRES
@@ -1187,6 +1188,26 @@ static PetscErrorCode CheckDenseLU(const char *type)
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&r));
+  }
+  { /* device memory taken by another user: a clear PETSC_ERR_MEM, nothing kept; the factor works once it is given back */
+    size_t         avail = 0, total = 0, after = 0;
+    void          *hog   = NULL;
+    PetscErrorCode ierr;
+
+    PetscCall(MatGetFactor(A, MATSOLVERCUDA, MAT_FACTOR_LU, &F));
+    PetscCall(MatLUFactorSymbolic(F, A, row, col, &info));
+    PetscCallCUDA(cudaMemGetInfo(&avail, &total));
+    if (cudaMalloc(&hog, avail - ((size_t)48 << 20)) == cudaSuccess) { /* 48 MB left: less than the two 2197^2 arrays */
+      PetscCallCUDA(cudaMemGetInfo(&avail, &total));
+      TEST_EXPECT_ERROR(&ierr, MatLUFactorNumeric(F, A, &info));
+      PetscCallCUDA(cudaMemGetInfo(&after, &total));
+      TEST_CHECK(ierr == PETSC_ERR_MEM && after + ((size_t)1 << 20) >= avail, "%s: dense LU without device memory: error %d (expected PETSC_ERR_MEM), free memory %zu before and %zu after", type, (int)ierr, avail, after);
+      PetscCallCUDA(cudaFree(hog));
+      PetscCall(MatLUFactorNumeric(F, A, &info));
+      PetscCall(DenseLUSolveError(F, Ah, PETSC_FALSE, PETSC_FALSE, &e));
+      TEST_CHECK(e <= 1e-12, "%s: dense LU: the numeric phase again once the memory is free, relative residual %.2e", type, (double)e);
+    } else (void)cudaGetLastError();
+    PetscCall(MatDestroy(&F));
   }
   /* a zero column: a zero pivot, the factor's error as PETSc's factorizations set it */
   { /* column 5's entries (rows 4, 5, 6, 18 and 174 of the 13^3 grid) set to zero */
