@@ -13,10 +13,11 @@
   Taken by default (MatGetFactor() with no solver type, a usable device, -mat_gpumat_trisolve auto) for LU of square
   matrices of -mat_gpumat_dense_lu_min to -mat_gpumat_dense_lu_max rows that fill in like a 3-D grid (the rule:
   MatGPUMatDenseLUTakes()) and whose two n x n arrays fit in half the free device memory; by name with
-  -pc_factor_mat_solver_type cuda (MATSOLVERCUDA: PETSc's name for cuSOLVER's dense LU). Pivoting by rows makes PETSc's pivot shifts needless: they are not applied; a matrix singular to working precision
-  (a zero pivot in getrf) sets the factor's MAT_FACTOR_NUMERIC_ZEROPIVOT as PETSc's own factorizations do. The
-  inverse's rounding differs from a triangular solve's (a forward error of the order of cond(A) eps, as LU's):
-  iterations of a preconditioned solve do not change, the last digits of a direct solve may.
+  -pc_factor_mat_solver_type cuda (MATSOLVERCUDA: PETSc's name for cuSOLVER's dense LU). Pivoting by rows makes
+  PETSc's pivot shifts needless: they are not applied; a matrix singular to working precision (a zero pivot in getrf)
+  sets the factor's MAT_FACTOR_NUMERIC_ZEROPIVOT as PETSc's own factorizations do. The inverse's rounding differs from
+  a triangular solve's (a forward error of the order of cond(A) eps, as LU's): iterations of a preconditioned solve
+  do not change, the last digits of a direct solve may.
 */
 #include <petscgpumat/private/gpumatcusparse.h>
 #include <petscgpumat/private/gpumatcuda.h>
