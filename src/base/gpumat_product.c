@@ -202,11 +202,33 @@ static void MatGPUMatProductRestoreOperands(Mat_Product *product, Mat saved[3])
 }
 
 /* Result computed by aijcusparse (dense, or sparse in MATSEQAIJCUSPARSE): its numeric phase on the shadows */
+/*
+  A host dense result block (the caller's MATSEQDENSE) made a CUDA one in place for a numeric phase that writes on the
+  device, and a host one again after it (where that phase did not do so itself)
+*/
+static PetscErrorCode MatGPUMatProductHostResultToDevice_Private(Mat C, PetscBool *chost)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, chost));
+  if (*chost) PetscCall(MatConvert(C, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &C)); /* the same header: C's product stays */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGPUMatProductHostResultBack_Private(Mat C, PetscBool chost)
+{
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cuda));
+  if (chost && cuda) PetscCall(MatConvert(C, MATSEQDENSE, MAT_INPLACE_MATRIX, &C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
 {
   MatGPUMatProduct *p;
   Mat               S[3], saved[3];
-  PetscBool         chost, cuda;
+  PetscBool         chost;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectContainerQuery((PetscObject)C, product_key, (void **)&p));
@@ -223,13 +245,11 @@ static PetscErrorCode MatProductNumeric_GPUMat_CUSPARSE(Mat C)
      through C's host pointer (PETSc 3.22-3.26, aijcusparse.cu; cudaErrorIllegalAddress in PETSc's KSP test ex26
      matcycles at 1 rank, with aijcusparse itself). The numeric phase gets the CUDA C it expects, and hands it back
      to the host. */
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, &chost));
-  if (chost) PetscCall(MatConvert(C, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &C));
+  PetscCall(MatGPUMatProductHostResultToDevice_Private(C, &chost));
   MatGPUMatProductSwapOperands(C->product, S, saved);
   PetscCall((*p->numeric)(C));
   MatGPUMatProductRestoreOperands(C->product, saved);
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSECUDA, &cuda));
-  if (chost && cuda) PetscCall(MatConvert(C, MATSEQDENSE, MAT_INPLACE_MATRIX, &C));
+  PetscCall(MatGPUMatProductHostResultBack_Private(C, chost)); /* aijcusparse's numeric phase may have done it */
   C->ops->productnumeric = MatProductNumeric_GPUMat_CUSPARSE; /* PETSc's PtAP, RARt and ABC put back their own */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -283,8 +303,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&args, sizeof(args)));
   PetscCall(MatGPUMatSyncDevice(A));
-  PetscCall(PetscObjectTypeCompare((PetscObject)C, MATSEQDENSE, &chost));
-  if (chost) PetscCall(MatConvert(C, MATSEQDENSECUDA, MAT_INPLACE_MATRIX, &C)); /* the same header: C's product stays */
+  PetscCall(MatGPUMatProductHostResultToDevice_Private(C, &chost));
   PetscCall(MatGPUMatGetStream(&args.stream));
   PetscCall(MatDenseGetLDA(B, &args.ldx));
   PetscCall(MatDenseGetLDA(C, &args.ldz));
@@ -309,7 +328,7 @@ static PetscErrorCode MatProductNumeric_GPUMat_Block(Mat C)
       PetscCall(MatDenseRestoreColumnVecRead(B, k, &xk));
     }
   }
-  if (chost) PetscCall(MatConvert(C, MATSEQDENSE, MAT_INPLACE_MATRIX, &C));
+  PetscCall(MatGPUMatProductHostResultBack_Private(C, chost));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
