@@ -313,53 +313,6 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  MatGPUMatDeviceSolve - x = solve(F, b) for a factor whose solve reads and writes device arrays (cuSPARSE's
-  triangular solves, aijcusparse's and ours, the dense LU's product): b and x that are not CUDA vectors go through CUDA
-  copies. PETSc's optimized build does not check a vector's type before taking its device array, so a host vector (KSP
-  ex10's VecLoad()ed right-hand side, the reduced spaces of SNES's VI solvers) gave a wrong solution without an error
-  (H100: a relative residual of 9.75).
-*/
-PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
-{
-  PetscBool          bcuda, xcuda;
-  Vec                bc = b, xc = x;
-  const PetscScalar *from;
-  PetscScalar       *to;
-  PetscInt           n;
-  void              *stream;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)b, &bcuda, VECSEQCUDA, VECMPICUDA, ""));
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &xcuda, VECSEQCUDA, VECMPICUDA, ""));
-  if (bcuda && xcuda) {
-    PetscCall((*solve)(F, b, x));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(VecGetLocalSize(x, &n));
-  PetscCall(MatGPUMatGetStream(&stream));
-  if (!bcuda) {
-    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &bc));
-    PetscCall(VecGetArrayRead(b, &from));
-    PetscCall(VecCUDAGetArrayWrite(bc, &to));
-    PetscCall(MatGPUMatCopyToDevice(to, from, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCall(VecCUDARestoreArrayWrite(bc, &to));
-    PetscCall(VecRestoreArrayRead(b, &from));
-  }
-  if (!xcuda) PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &xc));
-  PetscCall((*solve)(F, bc, xc));
-  if (!xcuda) {
-    PetscCall(VecCUDAGetArrayRead(xc, &from));
-    PetscCall(VecGetArrayWrite(x, &to));
-    PetscCall(MatGPUMatCopyToHost(to, from, (size_t)n * sizeof(PetscScalar), stream));
-    PetscCall(VecRestoreArrayWrite(x, &to));
-    PetscCall(VecCUDARestoreArrayRead(xc, &from));
-    PetscCall(VecDestroy(&xc));
-  }
-  if (!bcuda) PetscCall(VecDestroy(&bc));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
 {
   PetscBool iscuda, bound;
@@ -368,6 +321,53 @@ static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
   PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
   PetscCall(VecBoundToCPU(v, &bound));
   *ondevice = (PetscBool)(iscuda && !bound);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatGPUMatDeviceSolve - x = solve(F, b) for a factor whose solve reads and writes device arrays (cuSPARSE's
+  triangular solves, aijcusparse's and ours, the dense LU's product): b and x that are not on the device (VecIsOnDevice_Private()) go
+  through CUDA copies. PETSc's optimized build does not check a vector's type before taking its device array, so a host vector (KSP
+  ex10's VecLoad()ed right-hand side, the reduced spaces of SNES's VI solvers) gave a wrong solution without an error
+  (H100: a relative residual of 9.75).
+*/
+PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)(Mat, Vec, Vec))
+{
+  PetscBool          bdev, xdev;
+  Vec                bc = b, xc = x;
+  const PetscScalar *from;
+  PetscScalar       *to;
+  PetscInt           n;
+  void              *stream;
+
+  PetscFunctionBegin;
+  PetscCall(VecIsOnDevice_Private(b, &bdev));
+  PetscCall(VecIsOnDevice_Private(x, &xdev));
+  if (bdev && xdev) {
+    PetscCall((*solve)(F, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(MatGPUMatGetStream(&stream));
+  if (!bdev) {
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &bc));
+    PetscCall(VecGetArrayRead(b, &from));
+    PetscCall(VecCUDAGetArrayWrite(bc, &to));
+    PetscCall(MatGPUMatCopyToDevice(to, from, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(VecCUDARestoreArrayWrite(bc, &to));
+    PetscCall(VecRestoreArrayRead(b, &from));
+  }
+  if (!xdev) PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, n, &xc));
+  PetscCall((*solve)(F, bc, xc));
+  if (!xdev) {
+    PetscCall(VecCUDAGetArrayRead(xc, &from));
+    PetscCall(VecGetArrayWrite(x, &to));
+    PetscCall(MatGPUMatCopyToHost(to, from, (size_t)n * sizeof(PetscScalar), stream));
+    PetscCall(VecRestoreArrayWrite(x, &to));
+    PetscCall(VecCUDARestoreArrayRead(xc, &from));
+    PetscCall(VecDestroy(&xc));
+  }
+  if (!bdev) PetscCall(VecDestroy(&bc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
