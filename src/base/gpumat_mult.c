@@ -5,7 +5,7 @@
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
 
-PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp;
+PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose;
 PetscBool     MatGPUMatHostFallbackIsError = PETSC_FALSE;
 
 PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
@@ -417,7 +417,7 @@ MatGPUMatTransposeWay MatGPUMatGetTransposeWay(Mat A)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   if (g->explicit_transpose_set) return g->explicit_transpose ? GPUMAT_TRANSPOSE_EXPLICIT : GPUMAT_TRANSPOSE_KERNELS;
-  return A->rmap->n != A->cmap->n ? GPUMAT_TRANSPOSE_SHADOW : GPUMAT_TRANSPOSE_KERNELS;
+  return A->rmap->n != A->cmap->n && MatGPUMatDeviceTransposeCan(A) ? GPUMAT_TRANSPOSE_DEVICE : GPUMAT_TRANSPOSE_KERNELS;
 }
 
 /*
@@ -465,27 +465,44 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
 }
 
 /*
-  z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): aijcusparse's product on A's shadow (made
-  here if no product or factorization made it before), whose transpose cuSPARSE forms on the device and keeps
-  (MAT_FORM_EXPLICIT_TRANSPOSE), instead of our explicit transpose made by the host's MatTranspose and uploaded once
-  more (H100, a 3.4 M x 0.42 M prolongator: the first transposed product 62 ms against 123 ms, then 0.072 ms
-  against 0.062 ms). The format's transposed kernels make nothing first (0.18 ms, then 0.123 ms) but scatter with
-  atomics, so their sums are not reproducible run to run; cuSPARSE on the transpose is, and was as fast in PETSc's
-  multigrid tutorial (docs/clients.md). The format builds from the shadow's device arrays from then on, so the
-  shadow costs no second upload.
+  z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): a forward product of its transpose, formed
+  on the device from its device CSR at the first transposed product (src/base/gpumat_transpose.c). Until 2026-11-27
+  aijcusparse's product on A's shadow, whose SeqAIJ assembly on the host cost more than the transpose itself (PCMG's
+  2.1 M-row interpolation, H100: 11-12 ms, and 6-8 ms for cuSPARSE's transpose); before that, our explicit transpose
+  made by the host's MatTranspose and uploaded (a 3.4 M x 0.42 M prolongator: the first transposed product 123 ms
+  against the shadow's 62 ms, then 0.062 ms against 0.072). The format's transposed kernels make nothing first but
+  scatter with atomics, so their sums are not reproducible run to run.
 */
-static PetscErrorCode MatGPUMatShadowTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
+static PetscErrorCode MatGPUMatDeviceTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
 {
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
-  Vec         ysave;
+  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
+  const PetscScalar *x, *y = NULL;
+  PetscScalar       *z;
+  PetscMemType       mt;
+  void              *stream;
+  PetscCount         nnz;
+  Vec                ysave;
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatShadowSync(A, &g->csr));
-  if (!g->csr.mat->form_explicit_transpose) PetscCall(MatSetOption(g->csr.mat, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
-  /* aijcusparse's operations themselves: the MPI types hand their blocks vectors of other global sizes */
-  if (yy) PetscCall((*g->csr.mat->ops->multtransposeadd)(g->csr.mat, xx, yy, zz));
-  else PetscCall((*g->csr.mat->ops->multtranspose)(g->csr.mat, xx, zz));
+  PetscCall(MatGPUMatGetStream(&stream));
+  PetscCall(VecGetArrayReadAndMemType(xx, &x, &mt));
+  if (yy == zz) PetscCall(VecGetArrayAndMemType(zz, &z, &mt));
+  else {
+    if (yy) PetscCall(VecGetArrayReadAndMemType(yy, &y, &mt));
+    PetscCall(VecGetArrayWriteAndMemType(zz, &z, &mt));
+  }
+  if (yy == zz) y = z;
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(MatGPUMatDeviceTransposeMult(A, &g->dtranspose, stream, x, y, z, &nnz));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(VecRestoreArrayReadAndMemType(xx, &x));
+  if (yy == zz) PetscCall(VecRestoreArrayAndMemType(zz, &z));
+  else {
+    if (yy) PetscCall(VecRestoreArrayReadAndMemType(yy, &y));
+    PetscCall(VecRestoreArrayWriteAndMemType(zz, &z));
+  }
+  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
   PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, PETSC_TRUE));
   PetscCall(VecDestroy(&ysave));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -516,8 +533,8 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     const MatGPUMatTransposeWay way  = MatGPUMatGetTransposeWay(A);
     PetscBool                   done = PETSC_FALSE;
 
-    if (way == GPUMAT_TRANSPOSE_SHADOW) {
-      PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
+    if (way == GPUMAT_TRANSPOSE_DEVICE) {
+      PetscCall(MatGPUMatDeviceTransposeProduct_Private(A, xx, yy, zz));
       done = PETSC_TRUE;
     } else if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS); /* else the format's transposed kernels, below */

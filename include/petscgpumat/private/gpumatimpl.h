@@ -128,6 +128,13 @@ PETSC_INTERN PetscErrorCode MatGPUMatCreateOverArrays(PetscInt, PetscInt, PetscI
    format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
 
+/* A rectangular matrix's transpose formed on the device, for its transposed products (src/base/gpumat_transpose.c) */
+typedef struct _MatGPUMatDeviceTranspose *MatGPUMatDeviceTranspose;
+PETSC_INTERN PetscBool      MatGPUMatDeviceTransposeCan(Mat);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeMult(Mat, MatGPUMatDeviceTranspose *, void *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscCount *);
+PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *);
+PETSC_INTERN size_t         MatGPUMatDeviceTransposeBytes(MatGPUMatDeviceTranspose);
+
 /* A->spptr of every petscgpumat matrix */
 typedef struct {
   const MatGPUFormat *format;
@@ -162,9 +169,10 @@ typedef struct {
 
   /* how transposed products run (MatGPUMatGetTransposeWay()); -mat_gpumat_explicit_transpose 1: through an
      explicit transpose (a matrix of the same type and parameters, made at the first transposed product) */
-  PetscBool        explicit_transpose, explicit_transpose_set;
-  Mat              transpose;
-  PetscObjectState transpose_state, transpose_nonzerostate;
+  PetscBool                explicit_transpose, explicit_transpose_set;
+  Mat                      transpose;
+  PetscObjectState         transpose_state, transpose_nonzerostate;
+  MatGPUMatDeviceTranspose dtranspose; /* a rectangular matrix's: its transpose formed on the device (part of the device copy) */
 
   /* where the triangular solves of the last factor made with no solver type named run, and why (MatView) */
   char      trisolve_why[192];
@@ -177,7 +185,7 @@ typedef struct {
   PetscInt         levels[2], levels_cap;
 } Mat_GPUMat;
 
-PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp;
+PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
@@ -193,11 +201,12 @@ PETSC_INTERN const char *const   MatGPUMatTriSolveModes[];
 PETSC_INTERN MatGPUMatTriSolveMode MatGPUMatTriSolve;            /* -mat_gpumat_trisolve */
 PETSC_INTERN PetscReal             MatGPUMatTriSolveLevelUs;     /* -mat_gpumat_trisolve_level_us */
 PETSC_INTERN PetscErrorCode        MatGPUMatTriSolveOnDevice(Mat, MatFactorType, PetscBool *, char[], size_t);
-/* How a matrix's transposed products run: the format's transposed kernels (square matrices), cuSPARSE on its shadow
-   (rectangular ones: prolongators, off-diagonal blocks), or an explicit transpose (-mat_gpumat_explicit_transpose) */
+/* How a matrix's transposed products run: the format's transposed kernels (square matrices), cuSPARSE on its
+   transpose formed on the device (rectangular ones: prolongators, off-diagonal blocks), or an explicit transpose of
+   our type (-mat_gpumat_explicit_transpose) */
 typedef enum {
   GPUMAT_TRANSPOSE_KERNELS,
-  GPUMAT_TRANSPOSE_SHADOW,
+  GPUMAT_TRANSPOSE_DEVICE,
   GPUMAT_TRANSPOSE_EXPLICIT
 } MatGPUMatTransposeWay;
 PETSC_INTERN MatGPUMatTransposeWay MatGPUMatGetTransposeWay(Mat);
