@@ -2,7 +2,8 @@
   Transposed products of a rectangular matrix (prolongators and restrictions, MPI off-diagonal blocks) through its
   transpose formed on the device: the matrix's device CSR (the format's own entries copied back in CSR order, or its
   shadow's arrays where it has one) transposed by cuSPARSE (cusparseCsr2cscEx2) and multiplied forward by
-  cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1, which is what aijcusparse does with MAT_FORM_EXPLICIT_TRANSPOSE. Made at
+  cusparseSpMV, as aijcusparse does with MAT_FORM_EXPLICIT_TRANSPOSE but with CUSPARSE_SPMV_CSR_ALG2, which cuSPARSE
+  promises bitwise reproducible (ALG1, aijcusparse's, it does not; the transposes' rows are short). Made at
   the first transposed product, formed again when the values change, made anew for a new nonzero pattern, freed
   with the matrix (not with the format's device copy, which forming the transpose may rebuild).
 
@@ -148,11 +149,11 @@ PetscErrorCode MatGPUMatDeviceTransposeMult(Mat A, MatGPUMatDeviceTranspose *t, 
     PetscCallCUSPARSE(cusparseDnVecSetValues(dt->vz, z));
   }
   if (!dt->sized) {
-    PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, dt->descr, dt->vx, &beta, dt->vz, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPMV_CSR_ALG1, &dt->bufsize));
+    PetscCallCUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, dt->descr, dt->vx, &beta, dt->vz, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPMV_CSR_ALG2, &dt->bufsize));
     PetscCall(MatGPUMatDeviceMalloc(A, dt->bufsize, &dt->buffer));
     dt->sized = PETSC_TRUE;
   }
-  PetscCallCUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, dt->descr, dt->vx, &beta, dt->vz, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPMV_CSR_ALG1, dt->buffer));
+  PetscCallCUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, dt->descr, dt->vx, &beta, dt->vz, MATGPUMAT_CUDA_SCALAR, CUSPARSE_SPMV_CSR_ALG2, dt->buffer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
