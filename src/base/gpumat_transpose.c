@@ -32,13 +32,36 @@ struct _MatGPUMatDeviceTranspose {
   PetscObjectState     state, nonzerostate; /* A's when last formed */
 };
 
-static PetscErrorCode MatGPUMatDeviceTransposeFreeScratch_Private(MatGPUMatDeviceTranspose t)
+/* Scratch from the stream's memory pool: neither its allocation nor its release waits for the device (cudaFree()
+   would, for all the work queued before it: the first V-cycle's, where the first restriction forms the transpose) */
+static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, size_t bytes, void *stream, void **ptr)
 {
+  cudaError_t err;
+
   PetscFunctionBegin;
-  PetscCall(MatGPUMatDeviceFree((void **)&t->d_ai));
-  PetscCall(MatGPUMatDeviceFree((void **)&t->d_aj));
-  PetscCall(MatGPUMatDeviceFree((void **)&t->d_aa));
-  PetscCall(MatGPUMatDeviceFree(&t->work));
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMallocAsync(ptr, bytes, (cudaStream_t)stream);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    *ptr = NULL;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory to form its transpose. The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* stream NULL: at once (an error left them behind; cudaFree() takes pool memory too) */
+static PetscErrorCode MatGPUMatDeviceTransposeFreeScratch_Private(MatGPUMatDeviceTranspose t, void *stream)
+{
+  void **scratch[] = {(void **)&t->d_ai, (void **)&t->d_aj, (void **)&t->d_aa, &t->work};
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(scratch); k++) {
+    if (stream && *scratch[k]) PetscCallCUDA(cudaFreeAsync(*scratch[k], (cudaStream_t)stream));
+    else PetscCall(MatGPUMatDeviceFree(scratch[k]));
+    *scratch[k] = NULL;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -49,7 +72,7 @@ PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *t)
   if ((*t)->descr) PetscCallCUSPARSE(cusparseDestroySpMat((*t)->descr));
   if ((*t)->vx) PetscCallCUSPARSE(cusparseDestroyDnVec((*t)->vx));
   if ((*t)->vz) PetscCallCUSPARSE(cusparseDestroyDnVec((*t)->vz));
-  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(*t));
+  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(*t, NULL));
   PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ti));
   PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_tj));
   PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ta));
@@ -98,19 +121,19 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   }
   PetscCheck((PetscCount)info.nz_used == t->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The same nonzero state with %" PetscCount_FMT " entries, not %" PetscCount_FMT, (PetscCount)info.nz_used, t->nnz);
   /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(t->cols + 1) * sizeof(PetscInt), (void **)&t->d_ai));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscInt), (void **)&t->d_aj));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscScalar), (void **)&t->d_aa));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, (size_t)(t->cols + 1) * sizeof(PetscInt), stream, (void **)&t->d_ai));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, (size_t)t->nnz * sizeof(PetscInt), stream, (void **)&t->d_aj));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, (size_t)t->nnz * sizeof(PetscScalar), stream, (void **)&t->d_aa));
   PetscCall(PetscMemzero(&none, sizeof(none)));
   PetscCall(MatGPUMatCopyDeviceCSR(A, &none, stream, t->d_ai, t->d_aj, t->d_aa));
   PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: its shadow, if it took one, is the base's (g->csr) */
   if (t->nnz) {
     PetscCall(MatGPUMatGetCUSPARSEHandle(stream, &handle));
     PetscCallCUSPARSE(cusparseCsr2cscEx2_bufferSize(handle, (int)t->cols, (int)t->rows, (int)t->nnz, t->d_aa, (const int *)t->d_ai, (const int *)t->d_aj, t->d_ta, (int *)t->d_ti, (int *)t->d_tj, MATGPUMAT_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &worksize));
-    PetscCall(MatGPUMatDeviceMalloc(A, worksize, &t->work));
+    PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, worksize, stream, &t->work));
     PetscCallCUSPARSE(cusparseCsr2cscEx2(handle, (int)t->cols, (int)t->rows, (int)t->nnz, t->d_aa, (const int *)t->d_ai, (const int *)t->d_aj, t->d_ta, (int *)t->d_ti, (int *)t->d_tj, MATGPUMAT_CUDA_SCALAR, CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, t->work));
   } else PetscCallCUDA(cudaMemsetAsync(t->d_ti, 0, (size_t)(t->rows + 1) * sizeof(PetscInt), (cudaStream_t)stream));
-  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(t)); /* cudaFree() waits for the conversion */
+  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(t, stream)); /* after the conversion, in stream order */
   if (!t->descr && t->nnz) PetscCallCUSPARSE(cusparseCreateCsr(&t->descr, t->rows, t->cols, (int64_t)t->nnz, t->d_ti, t->d_tj, t->d_ta, MATGPUMAT_CUSPARSE_INDEX, MATGPUMAT_CUSPARSE_INDEX, CUSPARSE_INDEX_BASE_ZERO, MATGPUMAT_CUDA_SCALAR));
   t->nonzerostate = A->nonzerostate;
   t->state        = state;
