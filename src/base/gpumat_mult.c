@@ -468,9 +468,8 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
   z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): a forward product of its transpose, formed
   on the device (the format's transposed kernels scatter with atomics, so their sums vary from run to run), either
   - by aijcusparse on A's shadow (MAT_FORM_EXPLICIT_TRANSPOSE), where A has one: a sparse product made it (GAMG's and
-    Galerkin multigrid's MatPtAP, whose symbolic phase forms that very transpose), or compressed rows need it, or
-    PetscInt is not cuSPARSE's index type; or
-  - from A's device CSR, the format's own entries (src/base/gpumat_transpose.c), where it has none: a rediscretized
+    Galerkin multigrid's MatPtAP, whose symbolic phase forms that very transpose), or compressed rows need it; or
+  - from A's device CSR, the format's own entries (src/base/gpumat_transpose.cu), where it has none: a rediscretized
     multigrid's interpolation, whose shadow would cost a SeqAIJ assembly on the host (PCMG's 2.1 M-row interpolation,
     H100: 11-12 ms, more than cuSPARSE's transpose itself, 6-8 ms). The choice is kept once made.
   (Before the shadow, an explicit transpose of our type made by the host's MatTranspose and uploaded: a 3.4 M x
@@ -554,7 +553,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscBool                   done = PETSC_FALSE;
 
     if (way == GPUMAT_TRANSPOSE_DEVICE) {
-      if (!g->dtranspose && (g->csr.mat || g->cai || !MatGPUMatDeviceTransposeCan(A))) PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
+      if (!g->dtranspose && (g->csr.mat || g->cai)) PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
       else PetscCall(MatGPUMatDeviceTransposeProduct_Private(A, xx, yy, zz));
       done = PETSC_TRUE;
     } else if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));

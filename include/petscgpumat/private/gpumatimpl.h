@@ -128,9 +128,8 @@ PETSC_INTERN PetscErrorCode MatGPUMatCreateOverArrays(PetscInt, PetscInt, PetscI
    format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
 
-/* A rectangular matrix's transpose formed on the device, for its transposed products (src/base/gpumat_transpose.c) */
+/* A rectangular matrix's transpose formed on the device, for its transposed products (src/base/gpumat_transpose.cu) */
 typedef struct _MatGPUMatDeviceTranspose *MatGPUMatDeviceTranspose;
-PETSC_INTERN PetscBool      MatGPUMatDeviceTransposeCan(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeMult(Mat, MatGPUMatDeviceTranspose *, void *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *);
 PETSC_INTERN size_t         MatGPUMatDeviceTransposeBytes(MatGPUMatDeviceTranspose);

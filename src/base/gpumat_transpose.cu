@@ -1,0 +1,222 @@
+/*
+  Transposed products of a rectangular matrix (prolongators and restrictions, MPI off-diagonal blocks) through its
+  transpose formed on the device from the matrix's device CSR (the format's own entries copied back in CSR order, or
+  its shadow's arrays where it has one): CUB's stable radix sort of the entries by column gives the permutation into
+  the transpose's CSR order, Thrust's binary searches its row offsets and column indices, a gather its values (again,
+  through the permutation kept, when only the values change). The product is a forward CSR product of the transpose
+  in which a fixed group of lanes sums each row in a fixed order: the same bits at every run, which the format's
+  transposed kernels (atomics into the shorter vector) do not give. Made at the first transposed product, formed again
+  when the values change, made anew for a new nonzero pattern, freed with the matrix (not with the format's device
+  copy, which forming the transpose may rebuild).
+
+  Why not cuSPARSE (cusparseCsr2cscEx2 and cusparseSpMV), tried first: in PCMG's set-up the first restriction is the
+  process's first cuSPARSE call, and forming the 2.1 M-row interpolation's transpose took 36-42 ms of host time there
+  (H100), against 11-12 ms for a shadow's SeqAIJ assembly plus 6-8 ms for cuSPARSE's transpose in aijcusparse.
+*/
+#include <petscgpumat/private/gpumatimpl.h>
+#include <petscgpumat/private/gpumatcuda.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <thrust/binary_search.h>
+#include <thrust/gather.h>
+#include <thrust/sequence.h>
+#include <thrust/execution_policy.h>
+#include <thrust/iterator/counting_iterator.h>
+
+/* scratch while forming, from the stream's pool (neither allocation nor release waits for the device), held in the
+   struct so that an error leaves nothing behind: MatGPUMatDeviceTransposeDestroy() frees what is left */
+enum {
+  SCRATCH_AI,   /* A's device CSR */
+  SCRATCH_AJ,
+  SCRATCH_AA,
+  SCRATCH_SEQ,  /* 0, 1, ..., nnz - 1: the sort's values */
+  SCRATCH_COLS, /* the sorted column indices */
+  SCRATCH_SORT, /* CUB's temporary storage */
+  SCRATCH_N
+};
+
+struct _MatGPUMatDeviceTranspose {
+  PetscInt         rows, cols;  /* of the transpose: A's columns and rows */
+  PetscCount       nnz;
+  PetscInt        *d_ti, *d_tj; /* the transpose's CSR: [rows + 1], [nnz] */
+  PetscScalar     *d_ta;        /* [nnz] */
+  PetscInt        *d_perm;      /* [nnz]: entry k of the transpose is entry d_perm[k] of A */
+  PetscInt         lanes;       /* per row of the transpose in the product */
+  PetscBool        formed;
+  PetscObjectState state, nonzerostate; /* A's when last formed */
+  void            *scratch[SCRATCH_N];
+};
+
+namespace
+{
+constexpr int kBlock = 256;
+
+/* z[r] = (y[r] +) the sum of row r of the transpose: L lanes per row, each lane's terms in order, then the lanes
+   halving; every lane of the grid reaches the shuffles */
+template <int L>
+__global__ void __launch_bounds__(kBlock) transpose_mult(PetscInt rows, const PetscInt *__restrict__ ti, const PetscInt *__restrict__ tj, const PetscScalar *__restrict__ ta, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
+{
+  const PetscInt r    = ((PetscInt)blockIdx.x * kBlock + threadIdx.x) / L;
+  const int      lane = threadIdx.x % L;
+  PetscScalar    sum  = 0;
+
+  if (r < rows)
+    for (PetscInt k = ti[r] + lane; k < ti[r + 1]; k += L) sum += ta[k] * x[tj[k]];
+#pragma unroll
+  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, L);
+  if (r < rows && lane == 0) z[r] = y ? y[r] + sum : sum;
+}
+} // namespace
+
+static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDeviceTranspose t, int slot, size_t bytes, cudaStream_t stream)
+{
+  cudaError_t err;
+
+  PetscFunctionBegin;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  err = cudaMallocAsync(&t->scratch[slot], bytes, stream);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    t->scratch[slot] = NULL;
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory to form its transpose. The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes);
+  }
+  PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* stream NULL: at once (what an error left; cudaFree() takes pool memory too) */
+static PetscErrorCode MatGPUMatDeviceTransposeFreeScratch_Private(MatGPUMatDeviceTranspose t, cudaStream_t stream, PetscBool now)
+{
+  PetscFunctionBegin;
+  for (int k = 0; k < SCRATCH_N; k++) {
+    if (!now && t->scratch[k]) PetscCallCUDA(cudaFreeAsync(t->scratch[k], stream));
+    else PetscCall(MatGPUMatDeviceFree(&t->scratch[k]));
+    t->scratch[k] = NULL;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *t)
+{
+  PetscFunctionBegin;
+  if (!*t) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(*t, NULL, PETSC_TRUE));
+  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ti));
+  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_tj));
+  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ta));
+  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_perm));
+  PetscCall(PetscFree(*t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The permutation and structure of a new pattern, from A's device CSR in the scratch */
+static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(Mat A, MatGPUMatDeviceTranspose t, cudaStream_t stream)
+{
+  const auto      policy = thrust::cuda::par_nosync.on(stream);
+  const PetscInt *d_ai   = (const PetscInt *)t->scratch[SCRATCH_AI], *d_aj = (const PetscInt *)t->scratch[SCRATCH_AJ];
+  PetscInt       *seq, *cols;
+  size_t          bytes = 0;
+  int             bits  = 1;
+
+  PetscFunctionBegin;
+  while (bits < 8 * (int)sizeof(PetscInt) - 1 && ((PetscInt)1 << bits) <= t->rows) bits++; /* the column indices' significant bits */
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_SEQ, (size_t)t->nnz * sizeof(PetscInt), stream));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_COLS, (size_t)t->nnz * sizeof(PetscInt), stream));
+  seq  = (PetscInt *)t->scratch[SCRATCH_SEQ];
+  cols = (PetscInt *)t->scratch[SCRATCH_COLS];
+  thrust::sequence(policy, seq, seq + t->nnz);
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d_aj, cols, seq, t->d_perm, t->nnz, 0, bits, stream));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_SORT, bytes, stream));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(t->scratch[SCRATCH_SORT], bytes, d_aj, cols, seq, t->d_perm, t->nnz, 0, bits, stream)); /* stable: rows ascend within a column */
+  /* row offsets: where each column begins among the sorted ones; column indices: the row of each entry of A */
+  thrust::lower_bound(policy, cols, cols + t->nnz, thrust::make_counting_iterator<PetscInt>(0), thrust::make_counting_iterator<PetscInt>(t->rows + 1), t->d_ti);
+  thrust::upper_bound(policy, d_ai + 1, d_ai + 1 + t->cols, t->d_perm, t->d_perm + t->nnz, t->d_tj);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* t's transpose of A's current values, made (new pattern, first use) or formed again (new values) */
+static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDeviceTranspose t, cudaStream_t stream)
+{
+  PetscObjectState state;
+  MatInfo          info;
+  MatGPUMatShadow  none;
+  PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate);
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!pattern && state == t->state) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(MAT_GPUMatTranspose, A, 0, 0, 0));
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  if (pattern) {
+    PetscCall(MatGPUMatDeviceFree((void **)&t->d_ti));
+    PetscCall(MatGPUMatDeviceFree((void **)&t->d_tj));
+    PetscCall(MatGPUMatDeviceFree((void **)&t->d_ta));
+    PetscCall(MatGPUMatDeviceFree((void **)&t->d_perm));
+    t->formed = PETSC_FALSE;
+    t->rows   = A->cmap->n;
+    t->cols   = A->rmap->n;
+    t->nnz    = (PetscCount)info.nz_used;
+    t->lanes  = t->nnz > 16 * (PetscCount)t->rows ? 32 : t->nnz > 4 * (PetscCount)t->rows ? 8 : 4; /* about the mean row */
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(t->rows + 1) * sizeof(PetscInt), (void **)&t->d_ti));
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscInt), (void **)&t->d_tj));
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscScalar), (void **)&t->d_ta));
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscInt), (void **)&t->d_perm));
+  }
+  PetscCheck((PetscCount)info.nz_used == t->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The same nonzero state with %" PetscCount_FMT " entries, not %" PetscCount_FMT, (PetscCount)info.nz_used, t->nnz);
+  /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AI, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
+  if (pattern) PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AJ, (size_t)t->nnz * sizeof(PetscInt), stream));
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AA, (size_t)t->nnz * sizeof(PetscScalar), stream));
+  PetscCall(PetscMemzero(&none, sizeof(none)));
+  PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, (PetscInt *)t->scratch[SCRATCH_AI], (PetscInt *)t->scratch[SCRATCH_AJ], (PetscScalar *)t->scratch[SCRATCH_AA]));
+  PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: a shadow it took is the base's (g->csr) */
+  if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(A, t, stream));
+  if (pattern && !t->nnz) PetscCallCUDA(cudaMemsetAsync(t->d_ti, 0, (size_t)(t->rows + 1) * sizeof(PetscInt), stream));
+  if (t->nnz) {
+    thrust::gather(thrust::cuda::par_nosync.on(stream), t->d_perm, t->d_perm + t->nnz, (const PetscScalar *)t->scratch[SCRATCH_AA], t->d_ta);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(t, stream, PETSC_FALSE)); /* in stream order, after their readers */
+  PetscCall(PetscLogEventEnd(MAT_GPUMatTranspose, A, 0, 0, 0));
+  t->nonzerostate = A->nonzerostate;
+  t->state        = state;
+  t->formed       = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  z = A^T x (+ y) with device arrays x [A's rows], y, z [A's columns] (y NULL: none; y may be z) on `stream`, through
+  *t (made here at the first call); *nnz: the entries multiplied (flop counts)
+*/
+PetscErrorCode MatGPUMatDeviceTransposeMult(Mat A, MatGPUMatDeviceTranspose *t, void *s, const PetscScalar *x, const PetscScalar *y, PetscScalar *z, PetscCount *nnz)
+{
+  cudaStream_t             stream = (cudaStream_t)s;
+  MatGPUMatDeviceTranspose dt;
+  unsigned int             grid;
+
+  PetscFunctionBegin;
+  if (!*t) PetscCall(PetscNew(t));
+  dt = *t;
+  PetscCall(MatGPUMatDeviceTransposeForm_Private(A, dt, stream));
+  *nnz = dt->nnz;
+  if (!dt->rows) PetscFunctionReturn(PETSC_SUCCESS);
+  grid = (unsigned int)(((size_t)dt->rows * (size_t)dt->lanes + kBlock - 1) / kBlock);
+  switch (dt->lanes) {
+  case 4:
+    transpose_mult<4><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
+    break;
+  case 8:
+    transpose_mult<8><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
+    break;
+  default:
+    transpose_mult<32><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
+  }
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Device bytes the transpose holds (MatView) */
+size_t MatGPUMatDeviceTransposeBytes(MatGPUMatDeviceTranspose t)
+{
+  return t ? (size_t)(t->rows + 1) * sizeof(PetscInt) + (size_t)t->nnz * (2 * sizeof(PetscInt) + sizeof(PetscScalar)) : 0;
+}
