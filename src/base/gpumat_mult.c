@@ -466,32 +466,14 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
 
 /*
   z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): a forward product of its transpose, formed
-  on the device (the format's transposed kernels scatter with atomics, so their sums vary from run to run), either
-  - by aijcusparse on A's shadow (MAT_FORM_EXPLICIT_TRANSPOSE), where A has one: a sparse product made it (GAMG's and
-    Galerkin multigrid's MatPtAP, whose symbolic phase forms that very transpose), or compressed rows need it; or
-  - from A's device CSR, the format's own entries (src/base/gpumat_transpose.cu), where it has none: a rediscretized
-    multigrid's interpolation, whose shadow would cost a SeqAIJ assembly on the host (PCMG's 2.1 M-row interpolation,
-    H100: 11-12 ms, more than cuSPARSE's transpose itself, 6-8 ms). The choice is kept once made.
-  (Before the shadow, an explicit transpose of our type made by the host's MatTranspose and uploaded: a 3.4 M x
-  0.42 M prolongator's first transposed product 123 ms against the shadow's 62 ms.)
+  on the device from A's device CSR (src/base/gpumat_transpose.cu): the format's own entries, or the arrays of A's
+  shadow where a sparse product made one or compressed rows need it. The format's transposed kernels scatter with
+  atomics, so their sums vary from run to run. Measured in PETSc's ex45 (H100, 2026-11-27, docs/clients.md): PCMG's
+  2.1 M-row interpolation, whose transposed product through a shadow cost its SeqAIJ assembly on the host (11-12 ms)
+  and cuSPARSE's transpose (6-8 ms); GAMG's prolongators, whose first transposed products through their shadows (made
+  by MatPtAP) took 7.2 ms against 2.1 ms this way. (Before the shadow, an explicit transpose of our type made by the
+  host's MatTranspose and uploaded: a 3.4 M x 0.42 M prolongator's first transposed product 123 ms against 62 ms.)
 */
-static PetscErrorCode MatGPUMatShadowTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
-{
-  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
-  Vec         ysave;
-
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatShadowSync(A, &g->csr));
-  if (!g->csr.mat->form_explicit_transpose) PetscCall(MatSetOption(g->csr.mat, MAT_FORM_EXPLICIT_TRANSPOSE, PETSC_TRUE));
-  PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
-  /* aijcusparse's operations themselves: the MPI types hand their blocks vectors of other global sizes */
-  if (yy) PetscCall((*g->csr.mat->ops->multtransposeadd)(g->csr.mat, xx, yy, zz));
-  else PetscCall((*g->csr.mat->ops->multtranspose)(g->csr.mat, xx, zz));
-  PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, PETSC_TRUE));
-  PetscCall(VecDestroy(&ysave));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatGPUMatDeviceTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
 {
   Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
@@ -553,8 +535,7 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscBool                   done = PETSC_FALSE;
 
     if (way == GPUMAT_TRANSPOSE_DEVICE) {
-      if (!g->dtranspose && (g->csr.mat || g->cai)) PetscCall(MatGPUMatShadowTransposeProduct_Private(A, xx, yy, zz));
-      else PetscCall(MatGPUMatDeviceTransposeProduct_Private(A, xx, yy, zz));
+      PetscCall(MatGPUMatDeviceTransposeProduct_Private(A, xx, yy, zz));
       done = PETSC_TRUE;
     } else if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS); /* else the format's transposed kernels, below */

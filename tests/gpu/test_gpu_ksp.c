@@ -800,8 +800,8 @@ static PetscErrorCode CheckProductResult(const char *type)
 }
 
 /*
-  A rectangular matrix of ours multiplies transposed in cuSPARSE on its transpose formed on the device from its device
-  CSR: the shadow's its MatPtAP made (a Galerkin prolongator), else the format's own entries, with no shadow made (a
+  A rectangular matrix of ours multiplies transposed through its transpose formed on the device from its device CSR:
+  the shadow's its MatPtAP made (a Galerkin prolongator), else the format's own entries, with no shadow made (a
   rediscretized multigrid's interpolation: until 2026-11-27 its first transposed product made one, an assembly on the
   host); MatMultTranspose and MatMultTransposeAdd (y == z too) against the host AIJ matrix, after a change of values
   as well, and the same bits from a second product
@@ -854,17 +854,17 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin)
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
     PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a %s prolongator through cuSPARSE%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a %s prolongator through its device transpose%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
     PetscCall(MatMultTranspose(Ph, yh, xh)); /* x = x + P^T y, in place */
     PetscCall(VecAXPY(xh, 1.0, x));
     PetscCall(MatMultTransposeAdd(P, y, x, x));
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) of a %s prolongator through cuSPARSE%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) of a %s prolongator through its device transpose%s: error %.2e", type, galerkin ? "Galerkin" : "plain", step ? " after new values" : "", (double)err);
   }
   PetscCall(TestViewInfoText(P, text, sizeof(text)));
-  said = strstr(text, "transposed products: cuSPARSE on its transpose formed on the device") ? PETSC_TRUE : PETSC_FALSE;
-  TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run in cuSPARSE on its transpose", type, galerkin ? "Galerkin" : "plain");
+  said = strstr(text, "transposed products: a forward product of its transpose, formed on the device") ? PETSC_TRUE : PETSC_FALSE;
+  TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run on its transpose formed on the device", type, galerkin ? "Galerkin" : "plain");
   if (!galerkin) TEST_CHECK(!strstr(text, "the device CSR that cuSPARSE's products"), "%s: a plain prolongator's transposed products make no cuSPARSE shadow (MatView lists none)", type);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));

@@ -200,9 +200,9 @@ PETSC_INTERN const char *const   MatGPUMatTriSolveModes[];
 PETSC_INTERN MatGPUMatTriSolveMode MatGPUMatTriSolve;            /* -mat_gpumat_trisolve */
 PETSC_INTERN PetscReal             MatGPUMatTriSolveLevelUs;     /* -mat_gpumat_trisolve_level_us */
 PETSC_INTERN PetscErrorCode        MatGPUMatTriSolveOnDevice(Mat, MatFactorType, PetscBool *, char[], size_t);
-/* How a matrix's transposed products run: the format's transposed kernels (square matrices), cuSPARSE on its
-   transpose formed on the device (rectangular ones: prolongators, off-diagonal blocks), or an explicit transpose of
-   our type (-mat_gpumat_explicit_transpose) */
+/* How a matrix's transposed products run: the format's transposed kernels (square matrices), a forward product of
+   its transpose formed on the device (rectangular ones: prolongators, off-diagonal blocks), or an explicit transpose
+   of our type (-mat_gpumat_explicit_transpose) */
 typedef enum {
   GPUMAT_TRANSPOSE_KERNELS,
   GPUMAT_TRANSPOSE_DEVICE,
