@@ -22,29 +22,33 @@
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 
-/* scratch while forming, from the stream's pool (neither allocation nor release waits for the device), held in the
-   struct so that an error leaves nothing behind: MatGPUMatDeviceTransposeDestroy() frees what is left */
-enum {
-  SCRATCH_AI,   /* A's device CSR */
-  SCRATCH_AJ,
-  SCRATCH_AA,
-  SCRATCH_SEQ,  /* 0, 1, ..., nnz - 1: the sort's values */
-  SCRATCH_COLS, /* the sorted column indices */
-  SCRATCH_SORT, /* CUB's temporary storage */
-  SCRATCH_N
-};
-
 struct _MatGPUMatDeviceTranspose {
   PetscInt         rows, cols;  /* of the transpose: A's columns and rows */
   PetscCount       nnz;
+  void            *mem;         /* one allocation holding the four arrays below */
   PetscInt        *d_ti, *d_tj; /* the transpose's CSR: [rows + 1], [nnz] */
   PetscScalar     *d_ta;        /* [nnz] */
   PetscInt        *d_perm;      /* [nnz]: entry k of the transpose is entry d_perm[k] of A */
   PetscInt         lanes;       /* per row of the transpose in the product */
   PetscBool        formed;
   PetscObjectState state, nonzerostate; /* A's when last formed */
-  void            *scratch[SCRATCH_N];
+  /* while forming: one allocation from the stream's pool (neither it nor its release waits for the device), held here
+     so that an error leaves nothing behind (MatGPUMatDeviceTransposeDestroy() frees it) */
+  void        *scratch;
+  PetscInt    *d_ai, *d_aj; /* A's device CSR */
+  PetscScalar *d_aa;
+  PetscInt    *seq, *sorted; /* 0, 1, ..., nnz - 1 (the sort's values); the sorted column indices */
+  void        *sort;        /* CUB's temporary storage */
 };
+
+/* Carves consecutive pieces of `bytes` each, 256-byte aligned, out of a base pointer (NULL: only adds up the size) */
+static void *MatGPUMatCarve(char *base, size_t *offset, size_t bytes)
+{
+  void *p = base ? base + *offset : NULL;
+
+  *offset += (bytes + 255) / 256 * 256;
+  return bytes ? p : NULL;
+}
 
 namespace
 {
@@ -67,69 +71,60 @@ __global__ void __launch_bounds__(kBlock) transpose_mult(PetscInt rows, const Pe
 }
 } // namespace
 
-static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDeviceTranspose t, int slot, size_t bytes, cudaStream_t stream)
-{
-  cudaError_t err;
-
-  PetscFunctionBegin;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  err = cudaMallocAsync(&t->scratch[slot], bytes, stream);
-  if (err == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    t->scratch[slot] = NULL;
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory to form its transpose. The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes);
-  }
-  PetscCallCUDA(err);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* stream NULL: at once (what an error left; cudaFree() takes pool memory too) */
-static PetscErrorCode MatGPUMatDeviceTransposeFreeScratch_Private(MatGPUMatDeviceTranspose t, cudaStream_t stream, PetscBool now)
-{
-  PetscFunctionBegin;
-  for (int k = 0; k < SCRATCH_N; k++) {
-    if (!now && t->scratch[k]) PetscCallCUDA(cudaFreeAsync(t->scratch[k], stream));
-    else PetscCall(MatGPUMatDeviceFree(&t->scratch[k]));
-    t->scratch[k] = NULL;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *t)
 {
   PetscFunctionBegin;
   if (!*t) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(*t, NULL, PETSC_TRUE));
-  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ti));
-  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_tj));
-  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_ta));
-  PetscCall(MatGPUMatDeviceFree((void **)&(*t)->d_perm));
+  PetscCall(MatGPUMatDeviceFree(&(*t)->scratch)); /* what an error left (cudaFree() takes pool memory too) */
+  PetscCall(MatGPUMatDeviceFree(&(*t)->mem));
   PetscCall(PetscFree(*t));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The permutation and structure of a new pattern, from A's device CSR in the scratch */
-static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(Mat A, MatGPUMatDeviceTranspose t, cudaStream_t stream)
+/* The scratch of one forming: A's CSR (its column indices, the sort's arrays and storage only for a new pattern) */
+static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDeviceTranspose t, PetscBool pattern, int bits, cudaStream_t stream)
 {
-  const auto      policy = thrust::cuda::par_nosync.on(stream);
-  const PetscInt *d_ai   = (const PetscInt *)t->scratch[SCRATCH_AI], *d_aj = (const PetscInt *)t->scratch[SCRATCH_AJ];
-  PetscInt       *seq, *cols;
-  size_t          bytes = 0;
-  int             bits  = 1;
+  size_t      sortbytes = 0, bytes = 0;
+  cudaError_t err;
 
   PetscFunctionBegin;
-  while (bits < 8 * (int)sizeof(PetscInt) - 1 && ((PetscInt)1 << bits) <= t->rows) bits++; /* the column indices' significant bits */
-  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_SEQ, (size_t)t->nnz * sizeof(PetscInt), stream));
-  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_COLS, (size_t)t->nnz * sizeof(PetscInt), stream));
-  seq  = (PetscInt *)t->scratch[SCRATCH_SEQ];
-  cols = (PetscInt *)t->scratch[SCRATCH_COLS];
-  thrust::sequence(policy, seq, seq + t->nnz);
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, d_aj, cols, seq, t->d_perm, t->nnz, 0, bits, stream));
-  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_SORT, bytes, stream));
-  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(t->scratch[SCRATCH_SORT], bytes, d_aj, cols, seq, t->d_perm, t->nnz, 0, bits, stream)); /* stable: rows ascend within a column */
+  if (pattern) PetscCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, sortbytes, (const PetscInt *)NULL, (PetscInt *)NULL, (const PetscInt *)NULL, (PetscInt *)NULL, t->nnz, 0, bits, stream));
+  for (int pass = 0; pass < 2; pass++) {
+    char *base = (char *)t->scratch;
+
+    bytes   = 0;
+    t->d_ai = (PetscInt *)MatGPUMatCarve(base, &bytes, (size_t)(t->cols + 1) * sizeof(PetscInt));
+    t->d_aa = (PetscScalar *)MatGPUMatCarve(base, &bytes, (size_t)t->nnz * sizeof(PetscScalar));
+    t->d_aj = (PetscInt *)MatGPUMatCarve(base, &bytes, pattern ? (size_t)t->nnz * sizeof(PetscInt) : 0);
+    t->seq  = (PetscInt *)MatGPUMatCarve(base, &bytes, pattern ? (size_t)t->nnz * sizeof(PetscInt) : 0);
+    t->sorted = (PetscInt *)MatGPUMatCarve(base, &bytes, pattern ? (size_t)t->nnz * sizeof(PetscInt) : 0);
+    t->sort = MatGPUMatCarve(base, &bytes, sortbytes);
+    if (pass) break;
+    err = cudaMallocAsync(&t->scratch, bytes, stream);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      t->scratch = NULL;
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory to form its transpose. The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes);
+    }
+    PetscCallCUDA(err);
+  }
+  t->sort = sortbytes ? t->sort : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The permutation and structure of a new pattern, from A's device CSR in the scratch */
+static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(MatGPUMatDeviceTranspose t, int bits, cudaStream_t stream)
+{
+  const auto policy = thrust::cuda::par_nosync.on(stream);
+  size_t     bytes  = 0;
+
+  PetscFunctionBegin;
+  thrust::sequence(policy, t->seq, t->seq + t->nnz);
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, bytes, t->d_aj, t->sorted, t->seq, t->d_perm, t->nnz, 0, bits, stream));
+  PetscCallCUDA(cub::DeviceRadixSort::SortPairs(t->sort, bytes, t->d_aj, t->sorted, t->seq, t->d_perm, t->nnz, 0, bits, stream)); /* stable: rows ascend within a column */
   /* row offsets: where each column begins among the sorted ones; column indices: the row of each entry of A */
-  thrust::lower_bound(policy, cols, cols + t->nnz, thrust::make_counting_iterator<PetscInt>(0), thrust::make_counting_iterator<PetscInt>(t->rows + 1), t->d_ti);
-  thrust::upper_bound(policy, d_ai + 1, d_ai + 1 + t->cols, t->d_perm, t->d_perm + t->nnz, t->d_tj);
+  thrust::lower_bound(policy, t->sorted, t->sorted + t->nnz, thrust::make_counting_iterator<PetscInt>(0), thrust::make_counting_iterator<PetscInt>(t->rows + 1), t->d_ti);
+  thrust::upper_bound(policy, t->d_ai + 1, t->d_ai + 1 + t->cols, t->d_perm, t->d_perm + t->nnz, t->d_tj);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -141,6 +136,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   MatInfo          info;
   MatGPUMatShadow  none;
   PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate);
+  int              bits    = 1;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
@@ -148,35 +144,40 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   PetscCall(PetscLogEventBegin(MAT_GPUMatTranspose, A, 0, 0, 0));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
   if (pattern) {
-    PetscCall(MatGPUMatDeviceFree((void **)&t->d_ti));
-    PetscCall(MatGPUMatDeviceFree((void **)&t->d_tj));
-    PetscCall(MatGPUMatDeviceFree((void **)&t->d_ta));
-    PetscCall(MatGPUMatDeviceFree((void **)&t->d_perm));
+    size_t bytes = 0;
+
+    PetscCall(MatGPUMatDeviceFree(&t->mem));
     t->formed = PETSC_FALSE;
     t->rows   = A->cmap->n;
     t->cols   = A->rmap->n;
     t->nnz    = (PetscCount)info.nz_used;
     t->lanes  = t->nnz > 16 * (PetscCount)t->rows ? 32 : t->nnz > 4 * (PetscCount)t->rows ? 8 : 4; /* about the mean row */
-    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(t->rows + 1) * sizeof(PetscInt), (void **)&t->d_ti));
-    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscInt), (void **)&t->d_tj));
-    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscScalar), (void **)&t->d_ta));
-    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)t->nnz * sizeof(PetscInt), (void **)&t->d_perm));
+    for (int pass = 0; pass < 2; pass++) {
+      char *base = (char *)t->mem;
+
+      bytes     = 0;
+      t->d_ti   = (PetscInt *)MatGPUMatCarve(base, &bytes, (size_t)(t->rows + 1) * sizeof(PetscInt));
+      t->d_ta   = (PetscScalar *)MatGPUMatCarve(base, &bytes, (size_t)t->nnz * sizeof(PetscScalar));
+      t->d_tj   = (PetscInt *)MatGPUMatCarve(base, &bytes, (size_t)t->nnz * sizeof(PetscInt));
+      t->d_perm = (PetscInt *)MatGPUMatCarve(base, &bytes, (size_t)t->nnz * sizeof(PetscInt));
+      if (!pass) PetscCall(MatGPUMatDeviceMalloc(A, bytes, &t->mem));
+    }
   }
   PetscCheck((PetscCount)info.nz_used == t->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The same nonzero state with %" PetscCount_FMT " entries, not %" PetscCount_FMT, (PetscCount)info.nz_used, t->nnz);
+  while (bits < 8 * (int)sizeof(PetscInt) - 1 && ((PetscInt)1 << bits) <= t->rows) bits++; /* the column indices' significant bits */
+  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, (PetscBool)(pattern && t->nnz), bits, stream));
   /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
-  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AI, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
-  if (pattern) PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AJ, (size_t)t->nnz * sizeof(PetscInt), stream));
-  PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, SCRATCH_AA, (size_t)t->nnz * sizeof(PetscScalar), stream));
   PetscCall(PetscMemzero(&none, sizeof(none)));
-  PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, (PetscInt *)t->scratch[SCRATCH_AI], (PetscInt *)t->scratch[SCRATCH_AJ], (PetscScalar *)t->scratch[SCRATCH_AA]));
+  PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, t->d_ai, t->d_aj, t->d_aa));
   PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: a shadow it took is the base's (g->csr) */
-  if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(A, t, stream));
+  if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(t, bits, stream));
   if (pattern && !t->nnz) PetscCallCUDA(cudaMemsetAsync(t->d_ti, 0, (size_t)(t->rows + 1) * sizeof(PetscInt), stream));
   if (t->nnz) {
-    thrust::gather(thrust::cuda::par_nosync.on(stream), t->d_perm, t->d_perm + t->nnz, (const PetscScalar *)t->scratch[SCRATCH_AA], t->d_ta);
+    thrust::gather(thrust::cuda::par_nosync.on(stream), t->d_perm, t->d_perm + t->nnz, t->d_aa, t->d_ta);
     PetscCallCUDA(cudaGetLastError());
   }
-  PetscCall(MatGPUMatDeviceTransposeFreeScratch_Private(t, stream, PETSC_FALSE)); /* in stream order, after their readers */
+  if (t->scratch) PetscCallCUDA(cudaFreeAsync(t->scratch, stream)); /* in stream order, after its readers */
+  t->scratch = NULL;
   PetscCall(PetscLogEventEnd(MAT_GPUMatTranspose, A, 0, 0, 0));
   t->nonzerostate = A->nonzerostate;
   t->state        = state;
