@@ -396,7 +396,7 @@ static PetscErrorCode MatSetFromOptions_GPUMat(Mat A, PetscGPUMatOptionItems Pet
   PetscOptionsHeadBegin(PetscOptionsObject, g->format->title);
   PetscCall(PetscOptionsBool("-mat_gpumat_compressed_rows", "Keep only the nonempty rows on the device (MPI off-diagonal blocks always do)", "MatGPUMatSetCompressedRows", g->compress_rows, &flg, &set));
   if (set) PetscCall(MatGPUMatSetCompressedRows_GPUMat(A, flg));
-  PetscCall(PetscOptionsBool("-mat_gpumat_explicit_transpose", "Transposed products multiply an explicit transpose of the same type kept on the device (unset: rectangular matrices multiply transposed in cuSPARSE on their device CSR; false: the transposed kernels)", "", g->explicit_transpose_set ? g->explicit_transpose : PETSC_FALSE, &flg, &set));
+  PetscCall(PetscOptionsBool("-mat_gpumat_explicit_transpose", "Transposed products multiply an explicit transpose of the same type kept on the device (unset: rectangular matrices multiply their transpose, formed on the device from their device CSR; false: the transposed kernels)", "", g->explicit_transpose_set ? g->explicit_transpose : PETSC_FALSE, &flg, &set));
   if (set) {
     g->explicit_transpose     = flg;
     g->explicit_transpose_set = PETSC_TRUE;
