@@ -171,7 +171,7 @@ typedef struct {
   PetscBool                explicit_transpose, explicit_transpose_set;
   Mat                      transpose;
   PetscObjectState         transpose_state, transpose_nonzerostate;
-  MatGPUMatDeviceTranspose dtranspose; /* a rectangular matrix's: its transpose formed on the device (part of the device copy) */
+  MatGPUMatDeviceTranspose dtranspose; /* a rectangular matrix's transpose formed on the device (kept with the matrix: forming it may rebuild the device copy) */
 
   /* where the triangular solves of the last factor made with no solver type named run, and why (MatView) */
   char      trisolve_why[192];
