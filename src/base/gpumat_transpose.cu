@@ -88,6 +88,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDe
   cudaError_t err;
 
   PetscFunctionBegin;
+  PetscCall(MatGPUMatDeviceFree(&t->scratch)); /* what an earlier forming's error left, if any */
   if (pattern) PetscCallCUDA(cub::DeviceRadixSort::SortPairs(nullptr, sortbytes, (const PetscInt *)NULL, (PetscInt *)NULL, (const PetscInt *)NULL, (PetscInt *)NULL, t->nnz, 0, bits, stream));
   for (int pass = 0; pass < 2; pass++) {
     char *base = (char *)t->scratch;
