@@ -465,51 +465,6 @@ static PetscErrorCode MatGPUMatTransposeProduct_Private(Mat A, Vec xx, Vec yy, V
 }
 
 /*
-  z = A^T x (+ y) for a rectangular A (prolongators, off-diagonal blocks): a forward product of its transpose, formed
-  on the device from A's device CSR (src/base/gpumat_transpose.cu): the format's own entries, or the arrays of A's
-  shadow where a sparse product made one or compressed rows need it. The format's transposed kernels scatter with
-  atomics, so their sums vary from run to run. Measured in PETSc's ex45 (H100, 2026-11-27, docs/clients.md): PCMG's
-  2.1 M-row interpolation, whose transposed product through a shadow cost its SeqAIJ assembly on the host (11-12 ms)
-  and cuSPARSE's transpose (6-8 ms); GAMG's prolongators, whose first transposed products through their shadows (made
-  by MatPtAP) took 7.2 ms against 2.1 ms this way. (Before the shadow, an explicit transpose of our type made by the
-  host's MatTranspose and uploaded: a 3.4 M x 0.42 M prolongator's first transposed product 123 ms against 62 ms.)
-*/
-static PetscErrorCode MatGPUMatDeviceTransposeProduct_Private(Mat A, Vec xx, Vec yy, Vec zz)
-{
-  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
-  const PetscScalar *x, *y = NULL;
-  PetscScalar       *z;
-  PetscMemType       mt;
-  void              *stream;
-  PetscCount         nnz;
-  Vec                ysave;
-
-  PetscFunctionBegin;
-  PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
-  PetscCall(MatGPUMatGetStream(&stream));
-  PetscCall(VecGetArrayReadAndMemType(xx, &x, &mt));
-  if (yy == zz) PetscCall(VecGetArrayAndMemType(zz, &z, &mt));
-  else {
-    if (yy) PetscCall(VecGetArrayReadAndMemType(yy, &y, &mt));
-    PetscCall(VecGetArrayWriteAndMemType(zz, &z, &mt));
-  }
-  if (yy == zz) y = z;
-  PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatGPUMatDeviceTransposeMult(A, &g->dtranspose, stream, x, y, z, &nnz));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(VecRestoreArrayReadAndMemType(xx, &x));
-  if (yy == zz) PetscCall(VecRestoreArrayAndMemType(zz, &z));
-  else {
-    if (yy) PetscCall(VecRestoreArrayReadAndMemType(yy, &y));
-    PetscCall(VecRestoreArrayWriteAndMemType(zz, &z));
-  }
-  PetscCall(PetscLogGpuFlops(2.0 * (PetscLogDouble)nnz));
-  PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, PETSC_TRUE));
-  PetscCall(VecDestroy(&ysave));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
   z = op(A) x (+ y) on the device. op(A) = A or A^T. Vectors that are not CUDA vectors (PETSc's optimized
   build does not check this) take the host path instead of being misread as device pointers.
 */
@@ -520,6 +475,8 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   MatGPUMultArgs     args;
   PetscMemType       mt;
   PetscInt           nout = trans ? A->cmap->n : A->rmap->n;
+  PetscBool          device_transpose = PETSC_FALSE;
+  PetscCount         nnz              = 0;
   Vec                ysave;
 
   PetscFunctionBegin;
@@ -534,13 +491,12 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     const MatGPUMatTransposeWay way  = MatGPUMatGetTransposeWay(A);
     PetscBool                   done = PETSC_FALSE;
 
-    if (way == GPUMAT_TRANSPOSE_DEVICE) {
-      PetscCall(MatGPUMatDeviceTransposeProduct_Private(A, xx, yy, zz));
-      done = PETSC_TRUE;
-    } else if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
+    if (way == GPUMAT_TRANSPOSE_EXPLICIT) PetscCall(MatGPUMatTransposeProduct_Private(A, xx, yy, zz, &done));
     if (done) PetscFunctionReturn(PETSC_SUCCESS); /* else the format's transposed kernels, below */
+    device_transpose = (PetscBool)(way == GPUMAT_TRANSPOSE_DEVICE);
   }
-  PetscCall(MatGPUMatSyncDevice(A));
+  /* the device transpose syncs what it reads itself (a format that refuses A leaves it the shadow's CSR) */
+  if (!device_transpose) PetscCall(MatGPUMatSyncDevice(A));
   PetscCall(MatGPUMatCheckProductBegin(yy, zz, &ysave));
   PetscCall(MatGPUMatGetStream(&args.stream));
   PetscCall(VecGetArrayReadAndMemType(xx, &args.x, &mt));
@@ -553,7 +509,19 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     PetscCall(VecGetArrayWriteAndMemType(zz, &args.z, &mt));
   }
   PetscCall(PetscLogGpuTimeBegin());
-  if (!trans && !g->cai) {
+  if (device_transpose) {
+    /*
+      A rectangular A (prolongators, off-diagonal blocks): a forward product of its transpose, formed on the device
+      from A's device CSR (src/base/gpumat_transpose.cu). The format's transposed kernels scatter with atomics, so
+      their sums vary from run to run. Measured in PETSc's ex45 (H100, 2026-11-27, docs/clients.md): PCMG's 2.1 M-row
+      interpolation, whose transposed product through a cuSPARSE shadow cost its SeqAIJ assembly on the host
+      (11-12 ms) and cuSPARSE's transpose (6-8 ms); GAMG's prolongators, whose first transposed products through
+      their shadows (made by MatPtAP) took 7.2 ms against 2.1 ms this way. (Before the shadow, an explicit transpose
+      of our type made by the host's MatTranspose and uploaded: a 3.4 M x 0.42 M prolongator's first transposed
+      product 123 ms against 62 ms.)
+    */
+    PetscCall(MatGPUMatDeviceTransposeMult(A, &g->dtranspose, args.stream, args.x, args.y, args.z, &nnz));
+  } else if (!trans && !g->cai) {
     if (nout) PetscCall(g->format->mult(A, &args));
   } else if (nout) {
     /* z = y, or 0; then the format adds its part: A^T x, or (compressed rows) A x at the nonempty rows */
@@ -583,7 +551,8 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
     if (yy) PetscCall(VecRestoreArrayReadAndMemType(yy, &args.y));
     PetscCall(VecRestoreArrayWriteAndMemType(zz, &args.z));
   }
-  PetscCall(PetscLogGpuFlops(yy || trans ? 2.0 * (PetscLogDouble)g->nnz : 2.0 * (PetscLogDouble)g->nnz - (PetscLogDouble)g->nzrows));
+  if (!device_transpose) nnz = g->nnz; /* else what the transpose holds: A may have no build of its own */
+  PetscCall(PetscLogGpuFlops(yy || trans ? 2.0 * (PetscLogDouble)nnz : 2.0 * (PetscLogDouble)nnz - (PetscLogDouble)g->nzrows));
   PetscCall(MatGPUMatCheckProductEnd(A, &g->hostops, xx, yy, ysave, zz, trans));
   PetscCall(VecDestroy(&ysave));
   PetscFunctionReturn(PETSC_SUCCESS);

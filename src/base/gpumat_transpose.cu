@@ -1,7 +1,8 @@
 /*
   Transposed products of a rectangular matrix (prolongators and restrictions, MPI off-diagonal blocks) through its
   transpose formed on the device from the matrix's device CSR (the format's own entries copied back in CSR order, or
-  its shadow's arrays where it has one): CUB's stable radix sort of the entries by column gives the permutation into
+  its shadow's arrays where it has one; an off-diagonal block's entries from the host, its nonempty rows' offsets
+  from its device copy): CUB's stable radix sort of the entries by column gives the permutation into
   the transpose's CSR order, Thrust's binary searches its row offsets and column indices, a gather its values (again,
   through the permutation kept, when only the values change). The product is a forward CSR product of the transpose
   in which a fixed group of lanes sums each row in a fixed order: the same bits at every run, which the format's
@@ -19,6 +20,7 @@
 #include <thrust/binary_search.h>
 #include <thrust/gather.h>
 #include <thrust/sequence.h>
+#include <thrust/transform.h>
 #include <thrust/execution_policy.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -113,8 +115,18 @@ static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The permutation and structure of a new pattern, from A's device CSR in the scratch */
-static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(MatGPUMatDeviceTranspose t, int bits, cudaStream_t stream)
+namespace
+{
+/* the row of A of each device row of a compressed A */
+struct RowOfDeviceRow {
+  const PetscInt *rows;
+  __device__ PetscInt operator()(PetscInt k) const { return rows[k]; }
+};
+} // namespace
+
+/* The permutation and structure of a new pattern, from A's device CSR in the scratch; rows: the row of A of each row
+   of that CSR (a compressed A: its nonempty rows), or NULL (all rows) */
+static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(MatGPUMatDeviceTranspose t, const PetscInt *rows, int bits, cudaStream_t stream)
 {
   const auto policy = thrust::cuda::par_nosync.on(stream);
   size_t     bytes  = 0;
@@ -126,6 +138,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(MatGPUMatDeviceT
   /* row offsets: where each column begins among the sorted ones; column indices: the row of each entry of A */
   thrust::lower_bound(policy, t->sorted, t->sorted + t->nnz, thrust::make_counting_iterator<PetscInt>(0), thrust::make_counting_iterator<PetscInt>(t->rows + 1), t->d_ti);
   thrust::upper_bound(policy, t->d_ai + 1, t->d_ai + 1 + t->cols, t->d_perm, t->d_perm + t->nnz, t->d_tj);
+  if (rows) thrust::transform(policy, t->d_tj, t->d_tj + t->nnz, t->d_tj, RowOfDeviceRow{rows});
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -133,10 +146,11 @@ static PetscErrorCode MatGPUMatDeviceTransposeStructure_Private(MatGPUMatDeviceT
 /* t's transpose of A's current values, made (new pattern, first use) or formed again (new values) */
 static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDeviceTranspose t, cudaStream_t stream)
 {
+  Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   PetscObjectState state;
   MatInfo          info;
   MatGPUMatShadow  none;
-  PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate);
+  PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate), compressed;
   int              bits    = 1;
 
   PetscFunctionBegin;
@@ -144,13 +158,15 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   if (!pattern && state == t->state) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(MAT_GPUMatTranspose, A, 0, 0, 0));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  if (g->compress_rows) PetscCall(MatGPUMatSyncDevice(A)); /* whether the rows are compressed is decided by the build */
+  compressed = (PetscBool)(g->cai && g->d_cai && g->d_rows);
   if (pattern) {
     size_t bytes = 0;
 
     PetscCall(MatGPUMatDeviceFree(&t->mem));
     t->formed = PETSC_FALSE;
     t->rows   = A->cmap->n;
-    t->cols   = A->rmap->n;
+    t->cols   = compressed ? g->mdev : A->rmap->n; /* rows of A's device CSR */
     t->nnz    = (PetscCount)info.nz_used;
     t->lanes  = t->nnz > 16 * (PetscCount)t->rows ? 32 : t->nnz > 4 * (PetscCount)t->rows ? 8 : 4; /* about the mean row */
     for (int pass = 0; pass < 2; pass++) {
@@ -167,11 +183,25 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   PetscCheck((PetscCount)info.nz_used == t->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The same nonzero state with %" PetscCount_FMT " entries, not %" PetscCount_FMT, (PetscCount)info.nz_used, t->nnz);
   while (bits < 8 * (int)sizeof(PetscInt) - 1 && ((PetscInt)1 << bits) <= t->rows) bits++; /* the column indices' significant bits */
   PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, (PetscBool)(pattern && t->nnz), bits, stream));
-  /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
-  PetscCall(PetscMemzero(&none, sizeof(none)));
-  PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, t->d_ai, t->d_aj, t->d_aa));
-  PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: a shadow it took is the base's (g->csr) */
-  if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(t, bits, stream));
+  if (compressed) {
+    /* an MPI off-diagonal block: its nonempty rows' offsets are on the device, and its entries, few, go up from the
+       host (the format's layout of compressed rows is not copied back, and a shadow would assemble all the rows) */
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa;
+    PetscMemType    mtype;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
+    PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
+    PetscCall(MatGPUMatCopyOnStream(t->d_ai, g->d_cai, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
+    if (t->d_aj) PetscCall(MatGPUMatCopyToDevice(t->d_aj, aj, (size_t)t->nnz * sizeof(PetscInt), stream));
+    PetscCall(MatGPUMatCopyToDevice(t->d_aa, aa, (size_t)t->nnz * sizeof(PetscScalar), stream));
+  } else {
+    /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
+    PetscCall(PetscMemzero(&none, sizeof(none)));
+    PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, t->d_ai, t->d_aj, t->d_aa));
+    PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: a shadow it took is the base's (g->csr) */
+  }
+  if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(t, compressed ? g->d_rows : NULL, bits, stream));
   if (pattern && !t->nnz) PetscCallCUDA(cudaMemsetAsync(t->d_ti, 0, (size_t)(t->rows + 1) * sizeof(PetscInt), stream));
   if (t->nnz) {
     thrust::gather(thrust::cuda::par_nosync.on(stream), t->d_perm, t->d_perm + t->nnz, t->d_aa, t->d_ta);
