@@ -57,7 +57,8 @@ namespace
 constexpr int kBlock = 256;
 
 /* z[r] = (y[r] +) the sum of row r of the transpose: L lanes per row, each lane's terms in order, then the lanes
-   halving; every lane of the grid reaches the shuffles */
+   halving; every lane of the grid reaches the shuffles. Each product and sum rounded apart (no FMA), as the host
+   emulation (tests/reference/transpose_emulate.c) rounds them */
 template <int L>
 __global__ void __launch_bounds__(kBlock) transpose_mult(PetscInt rows, const PetscInt *__restrict__ ti, const PetscInt *__restrict__ tj, const PetscScalar *__restrict__ ta, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z)
 {
@@ -66,10 +67,10 @@ __global__ void __launch_bounds__(kBlock) transpose_mult(PetscInt rows, const Pe
   PetscScalar    sum  = 0;
 
   if (r < rows)
-    for (PetscInt k = ti[r] + lane; k < ti[r + 1]; k += L) sum += ta[k] * x[tj[k]];
+    for (PetscInt k = ti[r] + lane; k < ti[r + 1]; k += L) sum = MatGPUMatAddRN(sum, MatGPUMatMulRN(ta[k], x[tj[k]]));
 #pragma unroll
-  for (int offset = L / 2; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffu, sum, offset, L);
-  if (r < rows && lane == 0) z[r] = y ? y[r] + sum : sum;
+  for (int offset = L / 2; offset > 0; offset /= 2) sum = MatGPUMatAddRN(sum, __shfl_down_sync(0xffffffffu, sum, offset, L));
+  if (r < rows && lane == 0) z[r] = y ? MatGPUMatAddRN(y[r], sum) : sum;
 }
 } // namespace
 
@@ -168,7 +169,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
     t->rows   = A->cmap->n;
     t->cols   = compressed ? g->mdev : A->rmap->n; /* rows of A's device CSR */
     t->nnz    = (PetscCount)info.nz_used;
-    t->lanes  = t->nnz > 16 * (PetscCount)t->rows ? 32 : t->nnz > 4 * (PetscCount)t->rows ? 8 : 4; /* about the mean row */
+    t->lanes  = MatGPUMatTransposeLanes(t->rows, t->nnz);
     for (int pass = 0; pass < 2; pass++) {
       char *base = (char *)t->mem;
 

@@ -2,6 +2,7 @@ static const char help[] = "petscgpumat types without a GPU: conversions, host o
 
 #include <petscgpumat.h>
 #include "../common/testutil.h"
+#include "../reference/emulate.h" /* MatGPUMatTransposeMultEmulate() */
 
 /* The same nonzero pattern and values (host CSR) */
 static PetscErrorCode SameEntries(Mat A, Mat B, PetscBool *same)
@@ -637,6 +638,72 @@ static PetscErrorCode TestPlanRecord(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The host emulation of the device transpose's product (the oracle its kernel is held to bit for bit on the GPU)
+  against SeqAIJ's MatMultTranspose(): transposes with short, middling and long rows (the kernel's 4, 8 and 32 lanes),
+  empty rows and columns, with and without y
+*/
+static PetscErrorCode TestTransposeEmulation(void)
+{
+  const PetscInt m = 300, ns[3] = {80, 40, 40}, per[3] = {1, 2, 5}; /* transposes' mean rows about 3, 13, 32 */
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < 3; c++) {
+    const PetscInt     n = ns[c];
+    Mat                A;
+    Vec                x, y, z;
+    const PetscInt    *ai, *aj;
+    PetscScalar       *aa, *ze;
+    const PetscScalar *xa, *ya, *zr;
+    PetscMemType       mt;
+    PetscReal          err = 0, nrm = 0;
+
+    PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, per[c], NULL, &A));
+    for (PetscInt i = 0; i < m; i++) {
+      if (i % 7 == 3) continue; /* empty rows of A */
+      for (PetscInt k = 0; k < per[c]; k++) {
+        PetscInt    col = (i * 7 + 13 * k) % (n - 1); /* column n - 1 stays empty */
+        PetscScalar v   = 1.0 / (1.0 + i + k) - 0.3;
+
+        PetscCall(MatSetValues(A, 1, &i, 1, &col, &v, ADD_VALUES));
+      }
+    }
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatCreateVecs(A, &z, &x)); /* x: A's rows, z: its columns */
+    PetscCall(VecDuplicate(z, &y));
+    PetscCall(VecSetRandom(x, NULL));
+    PetscCall(VecSetRandom(y, NULL));
+    PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mt));
+    PetscCall(PetscMalloc1(n, &ze));
+    for (PetscInt withy = 0; withy < 2; withy++) {
+      PetscCall(VecGetArrayRead(x, &xa));
+      PetscCall(VecGetArrayRead(y, &ya));
+      PetscCall(MatGPUMatTransposeMultEmulate(m, n, ai, aj, aa, xa, withy ? ya : NULL, ze));
+      PetscCall(VecRestoreArrayRead(x, &xa));
+      PetscCall(VecRestoreArrayRead(y, &ya));
+      if (withy) PetscCall(MatMultTransposeAdd(A, x, y, z));
+      else PetscCall(MatMultTranspose(A, x, z));
+      PetscCall(VecGetArrayRead(z, &zr));
+      for (PetscInt j = 0; j < n; j++) {
+        err = PetscMax(err, PetscAbsScalar(ze[j] - zr[j]));
+        nrm = PetscMax(nrm, PetscAbsScalar(zr[j]));
+      }
+      PetscCall(VecRestoreArrayRead(z, &zr));
+      TEST_CHECK(err <= 1e-13 * nrm, "the device transpose's host emulation (%" PetscInt_FMT " lanes) equals MatMultTranspose%s: error %.2e", MatGPUMatTransposeLanes(n, ai[m]), withy ? "Add" : "", (double)err);
+    }
+    PetscCall(VecGetArrayRead(y, &ya)); /* the empty column: y's entry */
+    TEST_CHECK(ze[n - 1] == ya[n - 1], "the device transpose's host emulation gives y's entry at an empty column");
+    PetscCall(VecRestoreArrayRead(y, &ya));
+    PetscCall(PetscFree(ze));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&z));
+    PetscCall(MatDestroy(&A));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscBool gpu, only;
@@ -662,6 +729,7 @@ int main(int argc, char **argv)
   PetscCall(TestTriangularLevels());
   PetscCall(TestPlanFromStoredRows());
   PetscCall(TestPlanRecord());
+  PetscCall(TestTransposeEmulation());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();

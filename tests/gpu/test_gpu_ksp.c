@@ -6,6 +6,7 @@ static const char help[] = "KSP CG and GMRES with the petscgpumat types against 
 #include <petscgpumat/private/rgcsrimpl.h>
 #include "../common/testutil.h"
 #include <petscdevice_cuda.h>
+#include "../reference/emulate.h" /* MatGPUMatTransposeMultEmulate() */
 
 /*
   2-D convection-diffusion, upwind, with a reaction term: nonsymmetric and well conditioned, so GMRES
@@ -843,6 +844,24 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin,
     PetscCall(VecSetRandom(y, NULL));
     PetscCall(VecCopy(y, yh));
     PetscCall(MatMultTranspose(P, y, x));
+    { /* the kernel's bits: its host emulation on the host matrix */
+      const PetscInt    *ai, *aj;
+      const PetscScalar *aa, *ya, *xa;
+      PetscScalar       *ze;
+      PetscMemType       mt;
+      PetscBool          same;
+
+      PetscCall(MatSeqAIJGetCSRAndMemType(Ph, &ai, &aj, (PetscScalar **)&aa, &mt));
+      PetscCall(PetscMalloc1(nc, &ze));
+      PetscCall(VecGetArrayRead(y, &ya));
+      PetscCall(MatGPUMatTransposeMultEmulate(n, nc, ai, aj, aa, ya, NULL, ze));
+      PetscCall(VecRestoreArrayRead(y, &ya));
+      PetscCall(VecGetArrayRead(x, &xa));
+      PetscCall(PetscMemcmp(xa, ze, (size_t)nc * sizeof(PetscScalar), &same));
+      PetscCall(VecRestoreArrayRead(x, &xa));
+      PetscCall(PetscFree(ze));
+      TEST_CHECK(same, "%s: MatMultTranspose of a %s prolongator is its host emulation's, bit for bit%s", type, galerkin ? "Galerkin" : compressed ? "compressed-row" : "plain", step ? " after new values" : "");
+    }
     {
       Vec       x2;
       PetscBool same;

@@ -25,3 +25,5 @@ PetscErrorCode MatELLRLayoutGatherEmulate(PetscInt, PetscInt, const PetscInt[], 
 PetscErrorCode MatRgCSRLayoutMult(const MatRgCSRLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutFillEmulate(PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscCount[], const int[], int[], PetscScalar[]);
 PetscErrorCode MatRgCSRLayoutGatherEmulate(PetscInt, PetscInt, PetscInt, const PetscInt[], const PetscCount[], const int[], const int[], const int[], const PetscScalar[], PetscInt[], PetscScalar[]);
+/* the device transpose's product (transpose_emulate.c) */
+PetscErrorCode MatGPUMatTransposeMultEmulate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], const PetscScalar[], const PetscScalar[], PetscScalar[]);

@@ -130,6 +130,12 @@ PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void 
 
 /* A rectangular matrix's transpose formed on the device, for its transposed products (src/base/gpumat_transpose.cu) */
 typedef struct _MatGPUMatDeviceTranspose *MatGPUMatDeviceTranspose;
+/* Lanes that sum each row of a transpose of `rows` rows and nnz entries in its product: about the mean row (the
+   kernel and its host emulation, tests/reference/transpose_emulate.c) */
+static inline PetscInt MatGPUMatTransposeLanes(PetscInt rows, PetscCount nnz)
+{
+  return nnz > 16 * (PetscCount)rows ? 32 : nnz > 4 * (PetscCount)rows ? 8 : 4;
+}
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeMult(Mat, MatGPUMatDeviceTranspose *, void *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *);
 PETSC_INTERN size_t         MatGPUMatDeviceTransposeBytes(MatGPUMatDeviceTranspose);
