@@ -439,7 +439,6 @@ static PetscErrorCode BenchType(Mat A, const MatStats *st, const char *type, con
     PetscCall(PetscTime(&t1));
     res->first_ms = (t1 - t0) * 1e3;
   }
-  if (options) PetscCall(ClearVariantOptions(opts));
   if (res->gpu) {
     PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
     stream = handle ? *(cudaStream_t *)handle : NULL;
@@ -479,7 +478,31 @@ static PetscErrorCode BenchType(Mat A, const MatStats *st, const char *type, con
   res->min_ms    = t[0];
   res->max_ms    = t[reps - 1];
   PetscCall(PetscFree(t));
-  res->build_ms   = res->settype_ms + res->first_ms - res->median_ms;
+  {
+    /* the build measured again on fresh copies (GPU types): one build of a few milliseconds varies by more than the
+       30 % it is judged by (the suite of 2026-11-26: csrcuda, the very upload of aijcusparse in our pipeline, above
+       1.3x of aijcusparse's build on 6-8 of 86 matrices); build_ms is the median of three, the first included */
+    double   builds[3] = {res->settype_ms + res->first_ms, 0, 0};
+    PetscInt nb        = 1;
+
+    for (; res->gpu && nb < 3; nb++) {
+      Mat C;
+
+      PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &C));
+      PetscCall(PetscDeviceContextSynchronize(dctx));
+      PetscCall(PetscTime(&t0));
+      PetscCall(MatSetType(C, type));
+      PetscCall(MatSetFromOptions(C)); /* the variant's options are still set */
+      PetscCall(MatMult(C, x, y));
+      PetscCall(PetscDeviceContextSynchronize(dctx));
+      PetscCall(PetscTime(&t1));
+      builds[nb] = (t1 - t0) * 1e3;
+      PetscCall(MatDestroy(&C));
+    }
+    qsort(builds, (size_t)nb, sizeof(double), cmp_double);
+    res->build_ms = builds[nb / 2] - res->median_ms;
+  }
+  if (options) PetscCall(ClearVariantOptions(opts));
   res->build_spmv = res->build_ms / res->median_ms;
   res->refresh_ms = res->refresh_spmv = -1;
   if (res->gpu) {
@@ -786,7 +809,7 @@ int main(int argc, char **argv)
     else
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %10.4f %9.4f %9.4f %8.1f %7s %7s %9.3f %8.3f %9.1f %9.0f %10s %9.1e%s (CPU)\n", q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, "-", "-", q->speedup, q->stored_ratio, q->build_ms, q->build_spmv, "-", q->relerr, q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "  WRONG RESULT" : ""));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products); refresh: an entry set again on the host (same pattern), then the assembly and the product that upload the values - one product (ms, median of 5)\n", base >= 0 ? res[base].label : "-"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products; GPU types: the median of three builds of fresh copies, the first included); refresh: an entry set again on the host (same pattern), then the assembly and the product that upload the values - one product (ms, median of 5)\n", base >= 0 ? res[base].label : "-"));
   if (ksptype) {
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6s %6s %10s %10s %11s %13s %10s\n", "KSP", "its", "reason", "solve s", "speed-up", "res. norm", "+ build s", "speed-up"));
     for (PetscInt r = 0; r < nres; r++)
