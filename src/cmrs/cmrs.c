@@ -477,7 +477,7 @@ static PetscErrorCode MatCMRSBuildOnDevice_Private(Mat A, Mat_SeqCMRSCUDA *c, Pe
   if (!csr->own_aa) PetscCall(MatGPUMatCheckDeviceMemory(A, MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE), "CMRS"));
   PetscCall(MatGPUMatDeviceMalloc(A, (size_t)(strips + 1) * sizeof(PetscCount), (void **)&c->d_sp));
   PetscCall(MatCMRSTakeCSR_Private(A, c, PETSC_TRUE, csr));
-  PetscCall(MatCMRSCUDALaunchPack(csr->stream, m, h, strips, csr->d_ai, c->d_col, c->d_sp));
+  PetscCall(MatCMRSCUDALaunchPack(csr->stream, m, h, strips, nnz, csr->d_ai, c->d_col, c->d_sp));
   c->height = h, c->m = m, c->strips = strips, c->packed = PETSC_TRUE, c->sorted = PETSC_FALSE, c->M = 0, c->nnz = nnz;
   c->device_built = PETSC_TRUE;
   c->bytes        = MatCMRSDeviceBytes(strips, nnz, PETSC_TRUE);

@@ -15,17 +15,31 @@ PetscErrorCode with_scan_parameters(const Mat_SeqCMRSCUDA *c, F &&f)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* RowInStrip into the 4 high bits of the CSR column indices already on the device (one thread per row), and StripPtr */
-__global__ void cmrs_pack(int m, int H, int strips, const PetscInt *__restrict__ ai, unsigned int *col, PetscCount *sp)
+/* The row of entry k: the last i in [lo, hi] with ai[i] <= k (ai[lo] <= k < ai[hi + 1]) */
+__device__ inline PetscInt cmrs_row_of(const PetscInt *__restrict__ ai, long long k, PetscInt lo, PetscInt hi)
 {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo + 1) / 2;
 
-  if (i < m) {
-    const unsigned int r = (unsigned int)(i % H) << CMRS_COL_BITS;
-
-    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) col[k] |= r;
+    if (ai[mid] <= k) lo = mid;
+    else hi = mid - 1;
   }
-  if (i <= strips) sp[i] = ai[min(i * H, (long long)m)];
+  return lo;
+}
+
+/* RowInStrip into the 4 high bits of the CSR column indices already on the device, and StripPtr. One thread per entry,
+   not per row: a thread per row took one thread's loop over the longest row (an arrow matrix's 2 M entries: 50 ms).
+   Each block finds the rows of its first and last entries over all rows, its threads then search only between them. */
+__global__ void cmrs_pack(int m, int H, int strips, long long nnz, const PetscInt *__restrict__ ai, unsigned int *col, PetscCount *sp)
+{
+  __shared__ PetscInt  range[2];
+  const long long      first = (long long)blockIdx.x * blockDim.x, k = first + threadIdx.x;
+  const long long      last  = min(first + (long long)blockDim.x, nnz) - 1;
+
+  if (threadIdx.x < 2 && first <= last) range[threadIdx.x] = cmrs_row_of(ai, threadIdx.x ? last : first, 0, m - 1);
+  __syncthreads();
+  if (k <= last) col[k] |= (unsigned int)(cmrs_row_of(ai, k, range[0], range[1]) % H) << CMRS_COL_BITS;
+  for (long long i = k; i <= strips; i += (long long)gridDim.x * blockDim.x) sp[i] = ai[min(i * H, (long long)m)];
 }
 
 /* The CSR column indices of a packed layout: RowInStrip masked off */
@@ -64,12 +78,13 @@ PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *s, const Mat_SeqCMRSCUDA *c, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatCMRSCUDALaunchPack(void *stream, PetscInt m, PetscInt H, PetscInt strips, const PetscInt *ai, unsigned int *col, PetscCount *sp)
+PetscErrorCode MatCMRSCUDALaunchPack(void *stream, PetscInt m, PetscInt H, PetscInt strips, PetscCount nnz, const PetscInt *ai, unsigned int *col, PetscCount *sp)
 {
-  const unsigned int threads = 256, blocks = (unsigned int)((PetscMax(m, strips + 1) + threads - 1) / threads);
+  const unsigned int threads = 256, blocks = (unsigned int)PetscMax((nnz + threads - 1) / threads, 1);
 
   PetscFunctionBegin;
-  cmrs_pack<<<blocks, threads, 0, (cudaStream_t)stream>>>((int)m, (int)H, (int)strips, ai, col, sp); /* the build's stream (MatGPUMatCSR) */
+  PetscCheck((nnz + threads - 1) / threads < (PetscCount)INT_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "CMRS device build of %" PetscCount_FMT " entries: too many for one grid", nnz);
+  cmrs_pack<<<blocks, threads, 0, (cudaStream_t)stream>>>((int)m, (int)H, (int)strips, (long long)nnz, ai, col, sp); /* the build's stream (MatGPUMatCSR) */
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
