@@ -63,3 +63,22 @@ PetscErrorCode MatGPUMatCopyDeviceCSR(Mat X, MatGPUMatShadow *own, void *stream,
   PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(S, &aa));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  Copies the device CSR that X (ours, all rows on the device) already holds: its format's layout in CSR order, or the
+  shadow it has; *done PETSC_FALSE where it holds neither, and then no shadow is made (a caller that reads the CSR
+  once, such as a transpose's forming, uploads the host entries instead of assembling a shadow over all the rows)
+*/
+PetscErrorCode MatGPUMatCopyHeldDeviceCSR(Mat X, void *stream, PetscInt *d_ai, PetscInt *d_aj, PetscScalar *d_aa, PetscBool *done)
+{
+  MatGPUMatShadow none;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatCopyFormatCSR_Private(X, stream, d_ai, d_aj, d_aa, done));
+  if (*done || !((Mat_GPUMat *)X->spptr)->csr.mat) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscMemzero(&none, sizeof(none)));
+  PetscCall(MatGPUMatCopyDeviceCSR(X, &none, stream, d_ai, d_aj, d_aa)); /* the shadow's arrays, brought up to date */
+  PetscCall(MatGPUMatShadowReset(&none));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,14 +1,14 @@
 /*
   Transposed products of a rectangular matrix (prolongators and restrictions, MPI off-diagonal blocks) through its
   transpose formed on the device from the matrix's device CSR (the format's own entries copied back in CSR order, or
-  its shadow's arrays where it has one; an off-diagonal block's entries from the host, its nonempty rows' offsets
-  from its device copy): CUB's stable radix sort of the entries by column gives the permutation into
-  the transpose's CSR order, Thrust's binary searches its row offsets and column indices, a gather its values (again,
-  through the permutation kept, when only the values change). The product is a forward CSR product of the transpose
-  in which a fixed group of lanes sums each row in a fixed order: the same bits at every run, which the format's
-  transposed kernels (atomics into the shorter vector) do not give. Made at the first transposed product, formed again
-  when the values change, made anew for a new nonzero pattern, freed with the matrix (not with the format's device
-  copy, which forming the transpose may rebuild).
+  its shadow's arrays where it has one; else, and for an off-diagonal block, whose device offsets are those of its
+  nonempty rows, the entries from the host: no shadow is made for it): CUB's stable radix sort of the entries by
+  column gives the permutation into the transpose's CSR order, Thrust's binary searches its row offsets and column
+  indices, a gather its values (again, through the permutation kept, when only the values change). The product is a
+  forward CSR product of the transpose in which a fixed group of lanes sums each row in a fixed order: the same bits
+  at every run, which the format's transposed kernels (atomics into the shorter vector) do not give. Made at the first
+  transposed product, formed again when the values change, made anew for a new nonzero pattern, freed with the matrix
+  (not with the format's device copy, which forming the transpose may rebuild).
 
   Why not cuSPARSE (cusparseCsr2cscEx2 and cusparseSpMV), tried first: in PCMG's set-up the first restriction is the
   process's first cuSPARSE call, and forming the 2.1 M-row interpolation's transpose took 36-42 ms of host time there
@@ -150,8 +150,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   Mat_GPUMat      *g = (Mat_GPUMat *)A->spptr;
   PetscObjectState state;
   MatInfo          info;
-  MatGPUMatShadow  none;
-  PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate), compressed;
+  PetscBool        pattern = (PetscBool)(!t->formed || t->nonzerostate != A->nonzerostate), compressed, held;
   int              bits    = 1;
 
   PetscFunctionBegin;
@@ -160,7 +159,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   PetscCall(PetscLogEventBegin(MAT_GPUMatTranspose, A, 0, 0, 0));
   PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
   if (g->compress_rows) PetscCall(MatGPUMatSyncDevice(A)); /* whether the rows are compressed is decided by the build */
-  compressed = (PetscBool)(g->cai && g->d_cai && g->d_rows);
+  compressed = (PetscBool)(g->cai != NULL); /* its device offsets g->d_cai; g->d_rows is NULL where no row has an entry */
   if (pattern) {
     size_t bytes = 0;
 
@@ -184,23 +183,24 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   PetscCheck((PetscCount)info.nz_used == t->nnz, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The same nonzero state with %" PetscCount_FMT " entries, not %" PetscCount_FMT, (PetscCount)info.nz_used, t->nnz);
   while (bits < 8 * (int)sizeof(PetscInt) - 1 && ((PetscInt)1 << bits) <= t->rows) bits++; /* the column indices' significant bits */
   PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, (PetscBool)(pattern && t->nnz), bits, stream));
-  if (compressed) {
-    /* an MPI off-diagonal block: its nonempty rows' offsets are on the device, and its entries, few, go up from the
-       host (the format's layout of compressed rows is not copied back, and a shadow would assemble all the rows) */
+  held = PETSC_FALSE;
+  if (!compressed) PetscCall(MatGPUMatCopyHeldDeviceCSR(A, (void *)stream, t->d_ai, t->d_aj, t->d_aa, &held)); /* the format's entries or the shadow's */
+  if (!held) {
+    /* from the host: an MPI off-diagonal block (its layout holds only the nonempty rows, whose device offsets serve),
+       or a matrix whose layout does not give its entries back. A shadow would assemble all the rows on the host first
+       (7.5 ms for the empty off-diagonal block of a 1 M-row interpolation: KSP ex45, 2 ranks) */
     const PetscInt *ai, *aj;
     PetscScalar    *aa;
     PetscMemType    mtype;
 
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
     PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
-    PetscCall(MatGPUMatCopyOnStream(t->d_ai, g->d_cai, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
-    if (t->d_aj) PetscCall(MatGPUMatCopyToDevice(t->d_aj, aj, (size_t)t->nnz * sizeof(PetscInt), stream));
+    if (pattern) {
+      if (compressed) PetscCall(MatGPUMatCopyOnStream(t->d_ai, g->d_cai, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
+      else PetscCall(MatGPUMatCopyToDevice(t->d_ai, ai, (size_t)(t->cols + 1) * sizeof(PetscInt), stream));
+      PetscCall(MatGPUMatCopyToDevice(t->d_aj, aj, (size_t)t->nnz * sizeof(PetscInt), stream));
+    }
     PetscCall(MatGPUMatCopyToDevice(t->d_aa, aa, (size_t)t->nnz * sizeof(PetscScalar), stream));
-  } else {
-    /* A's device CSR: the format's layout copied back (its build is the only upload), or the shadow's arrays */
-    PetscCall(PetscMemzero(&none, sizeof(none)));
-    PetscCall(MatGPUMatCopyDeviceCSR(A, &none, (void *)stream, t->d_ai, t->d_aj, t->d_aa));
-    PetscCall(MatGPUMatShadowReset(&none)); /* A is ours: a shadow it took is the base's (g->csr) */
   }
   if (pattern && t->nnz) PetscCall(MatGPUMatDeviceTransposeStructure_Private(t, compressed ? g->d_rows : NULL, bits, stream));
   if (pattern && !t->nnz) PetscCallCUDA(cudaMemsetAsync(t->d_ti, 0, (size_t)(t->rows + 1) * sizeof(PetscInt), stream));

@@ -127,6 +127,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatCreateOverArrays(PetscInt, PetscInt, PetscI
 /* X's current device CSR (row offsets, column indices, values; NULL: not wanted) copied into device arrays, from the
    format's layout where it holds them, else from a shadow (src/base/gpumat_devcsr.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyDeviceCSR(Mat, MatGPUMatShadow *, void *, PetscInt *, PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyHeldDeviceCSR(Mat, void *, PetscInt *, PetscInt *, PetscScalar *, PetscBool *);
 
 /* A rectangular matrix's transpose formed on the device, for its transposed products (src/base/gpumat_transpose.cu) */
 typedef struct _MatGPUMatDeviceTranspose *MatGPUMatDeviceTranspose;
