@@ -234,16 +234,7 @@ PetscErrorCode MatGPUMatDeviceTransposeMult(Mat A, MatGPUMatDeviceTranspose *t, 
   *nnz = dt->nnz;
   if (!dt->rows) PetscFunctionReturn(PETSC_SUCCESS);
   grid = (unsigned int)(((size_t)dt->rows * (size_t)dt->lanes + kBlock - 1) / kBlock);
-  switch (dt->lanes) {
-  case 4:
-    transpose_mult<4><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
-    break;
-  case 8:
-    transpose_mult<8><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
-    break;
-  default:
-    transpose_mult<32><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z);
-  }
+  PetscCall(MatGPUMatWithConstant<4, 8, 32>(dt->lanes, "lanes per row of a transpose", [&](auto L) { transpose_mult<decltype(L)::value><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z); }));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
