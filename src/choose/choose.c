@@ -421,6 +421,19 @@ static PetscErrorCode MatGPUFormatCopyCSR_Auto(Mat A, void *stream, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The built candidate's value array, where its layout holds the values in CSR order */
+static PetscErrorCode MatGPUFormatValueArray_Auto(Mat A, PetscScalar **val, PetscCount *n)
+{
+  const MatGPUFormat *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAutoActive_Private(A, &f));
+  *val = NULL;
+  *n   = 0;
+  if (f->valuearray) PetscCall(f->valuearray(A, val, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The built candidate's product with x'z in its pass, where it has one (MatGPUMatMultDot(): asked after the build) */
 static PetscErrorCode MatGPUFormatMultDot_Auto(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
 {
@@ -485,6 +498,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
   .destroy        = MatGPUFormatDestroy_Auto,
   .copycsr        = MatGPUFormatCopyCSR_Auto,
   .multdot        = MatGPUFormatMultDot_Auto,
+  .valuearray     = MatGPUFormatValueArray_Auto,
 };
 
 /*MC

@@ -622,6 +622,18 @@ static PetscErrorCode MatGPUFormatCopyCSR_CMRS(Mat A, void *stream, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Unsorted and unpadded, Val is the CSR's value array (MatCMRSTakeCSR_Private()): a value refresh uploads into it */
+static PetscErrorCode MatGPUFormatValueArray_CMRS(Mat A, PetscScalar **val, PetscCount *n)
+{
+  Mat_SeqCMRSCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSGetData_Private(A, &c));
+  *val = !c->sorted && !c->M ? c->d_val : NULL;
+  *n   = c->nnz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGPUFormatGetInfo_CMRS(Mat A, MatGPUMatInfo *info)
 {
   Mat_SeqCMRSCUDA *c;
@@ -678,6 +690,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
   .multblock      = MatGPUFormatMultBlock_CMRS,
   .copycsr        = MatGPUFormatCopyCSR_CMRS,
   .multdot        = MatGPUFormatMultDot_CMRS,
+  .valuearray     = MatGPUFormatValueArray_CMRS,
 };
 
 /*MC

@@ -194,6 +194,18 @@ static PetscErrorCode MatGPUFormatCopyCSR_CSR(Mat A, void *stream, const PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The value array is the CSR's own: a value refresh uploads into it (MatGPUMatSyncDevice()) */
+static PetscErrorCode MatGPUFormatValueArray_CSR(Mat A, PetscScalar **val, PetscCount *n)
+{
+  Mat_SeqCSRCUDA *c;
+
+  PetscFunctionBegin;
+  PetscCall(MatCSRGetData_Private(A, &c));
+  *val = c->d_aa;
+  *n   = c->nnz;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Same pattern, new values: copied on the device from the base's CSR */
 static PetscErrorCode MatGPUFormatCopyValues_CSR(Mat A, MatGPUMatCSR *csr)
 {
@@ -301,6 +313,7 @@ static const MatGPUFormat MatGPUFormat_CSR = {
   .getinfo        = MatGPUFormatGetInfo_CSR,
   .compose        = MatComposeCSR_Private,
   .copycsr        = MatGPUFormatCopyCSR_CSR,
+  .valuearray     = MatGPUFormatValueArray_CSR,
 };
 
 /*MC

@@ -107,6 +107,9 @@ struct _MatGPUFormat {
      fixed order, to partial[0 .. *npartial - 1] on the device (the fused CG's p'Ap without reading p and Ap again);
      args NULL: only ask whether the layout on the device can (*npartial > 0) */
   PetscErrorCode (*multdot)(Mat, const MatGPUMultArgs *, PetscScalar *, PetscInt *);
+  /* optional: the built layout's device array that holds the values in the CSR's order, and its length (*val NULL:
+     the layout keeps them otherwise); a value refresh then uploads the host values into it, with no temporary */
+  PetscErrorCode (*valuearray)(Mat, PetscScalar **, PetscCount *);
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
