@@ -505,7 +505,7 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
   }
   if (g->trisolve_why[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "triangular solves of its factor (no solver type named): on the %s, %s\n", g->trisolve_device ? "device (cusparse)" : "host (petsc)", g->trisolve_why));
   if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type (-mat_gpumat_explicit_transpose)\n"));
-  else if (g->dtranspose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: a forward product of its transpose, formed on the device from its device CSR (%.1f MB)\n", (double)MatGPUMatDeviceTransposeBytes(g->dtranspose) / 1048576.0));
+  else if (g->dtranspose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: a forward product of its transpose, formed on the device from %s (%.1f MB)\n", MatGPUMatDeviceTransposeSource(g->dtranspose), (double)MatGPUMatDeviceTransposeBytes(g->dtranspose) / 1048576.0));
   /* one state, one line */
   PetscCall(PetscViewerASCIIPrintf(viewer, "device copy %s%s\n", !g->built ? "not built yet (it is built at the first GPU product)" : info.device_valid ? "up to date" : "stale (refreshed at the next GPU product)", A->boundtocpu ? "; bound to the CPU (host ops in use)" : ""));
   PetscCall(PetscViewerASCIIPopTab(viewer));

@@ -32,6 +32,7 @@ struct _MatGPUMatDeviceTranspose {
   PetscScalar     *d_ta;        /* [nnz] */
   PetscInt        *d_perm;      /* [nnz]: entry k of the transpose is entry d_perm[k] of A */
   PetscInt         lanes;       /* per row of the transpose in the product */
+  const char      *source;      /* where the last forming read A's entries (MatView) */
   PetscBool        formed;
   PetscObjectState state, nonzerostate; /* A's when last formed */
   /* while forming: one allocation from the stream's pool (neither it nor its release waits for the device), held here
@@ -185,6 +186,8 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   PetscCall(MatGPUMatDeviceTransposeScratch_Private(A, t, (PetscBool)(pattern && t->nnz), bits, stream));
   held = PETSC_FALSE;
   if (!compressed) PetscCall(MatGPUMatCopyHeldDeviceCSR(A, (void *)stream, t->d_ai, t->d_aj, t->d_aa, &held)); /* the format's entries or the shadow's */
+  if (held) t->source = g->csr.mat ? "the device CSR of its aijcusparse shadow" : "its layout's entries, copied back on the device";
+  else t->source = compressed ? "its host entries and the device offsets of its nonempty rows" : "its host entries (its layout does not give them back)";
   if (!held) {
     /* from the host: an MPI off-diagonal block (its layout holds only the nonempty rows, whose device offsets serve),
        or a matrix whose layout does not give its entries back. A shadow would assemble all the rows on the host first
@@ -237,6 +240,12 @@ PetscErrorCode MatGPUMatDeviceTransposeMult(Mat A, MatGPUMatDeviceTranspose *t, 
   PetscCall(MatGPUMatWithConstant<4, 8, 32>(dt->lanes, "lanes per row of a transpose", [&](auto L) { transpose_mult<decltype(L)::value><<<grid, kBlock, 0, stream>>>(dt->rows, dt->d_ti, dt->d_tj, dt->d_ta, x, y, z); }));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Where the transpose's last forming read A's entries (MatView) */
+const char *MatGPUMatDeviceTransposeSource(MatGPUMatDeviceTranspose t)
+{
+  return t && t->source ? t->source : "nothing yet";
 }
 
 /* Device bytes the transpose holds (MatView) */

@@ -889,6 +889,11 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin,
   PetscCall(TestViewInfoText(P, text, sizeof(text)));
   said = strstr(text, "transposed products: a forward product of its transpose, formed on the device") ? PETSC_TRUE : PETSC_FALSE;
   TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run on its transpose formed on the device", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain");
+  {
+    const char *from = galerkin ? "formed on the device from the device CSR of its aijcusparse shadow" : compressed ? "formed on the device from its host entries and the device offsets of its nonempty rows" : "formed on the device from its layout's entries, copied back on the device";
+
+    TEST_CHECK(strstr(text, from) != NULL, "%s: MatView of a %s prolongator says where its transpose came from (\"%s\")", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", from);
+  }
   if (!galerkin) TEST_CHECK(!strstr(text, "the device CSR that cuSPARSE's products"), "%s: a %s prolongator's transposed products make no cuSPARSE shadow (MatView lists none)", type, empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain");
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));

@@ -143,6 +143,7 @@ static inline PetscInt MatGPUMatTransposeLanes(PetscInt rows, PetscCount nnz)
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeMult(Mat, MatGPUMatDeviceTranspose *, void *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *);
 PETSC_INTERN size_t         MatGPUMatDeviceTransposeBytes(MatGPUMatDeviceTranspose);
+PETSC_INTERN const char    *MatGPUMatDeviceTransposeSource(MatGPUMatDeviceTranspose);
 
 /* A->spptr of every petscgpumat matrix */
 typedef struct {
