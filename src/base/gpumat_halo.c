@@ -41,7 +41,7 @@ struct _MatGPUMatHalo {
   PetscInt    *sendidx, *recvidx; /* local entry of x sent; ghost entry received */
   PetscBool    recv_identity;     /* recvidx is 0, 1, ...: the values land in the ghost vector as they come */
   MPI_Request *reqs, *freereqs;   /* [nrecv + nsend] each */
-  PetscScalar *hsend, *hrecv;     /* host buffers (pinned once a device product used them) */
+  PetscScalar *hsend, *hrecv;     /* host buffers (pinned once a device product used them on the staged path) */
   PetscBool    pinned;
   /* device side, created at the first device product */
   PetscBool    device_ready;
@@ -154,27 +154,25 @@ PetscErrorCode MatGPUMatHaloDestroy(MatGPUMatHalo **halo)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether every rank this one exchanges with is on its node (shares memory with it) */
+/* Whether every rank this one exchanges with is on its node (shares memory with it). PETSc keeps the node's
+   communicator as an attribute of the matrix's communicator, so it is split once, not at every halo's set-up */
 static PetscErrorCode MatGPUMatHaloNeighboursOnNode(MatGPUMatHalo *h, PetscBool *onnode)
 {
-  MPI_Comm     node;
-  MPI_Group    all, local;
-  PetscMPIInt *in, *out, n = h->nsend + h->nrecv;
-
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_split_type(h->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  PetscCallMPI(MPI_Comm_group(h->comm, &all));
-  PetscCallMPI(MPI_Comm_group(node, &local));
-  PetscCall(PetscMalloc2(n, &in, n, &out));
-  PetscCall(PetscArraycpy(in, h->sendranks, h->nsend));
-  PetscCall(PetscArraycpy(in + h->nsend, h->recvranks, h->nrecv));
-  PetscCallMPI(MPI_Group_translate_ranks(all, n, in, local, out));
+#if PetscDefined(HAVE_MPI_PROCESS_SHARED_MEMORY)
+  PetscShmComm shm;
+
+  PetscCall(PetscShmCommGet(h->comm, &shm));
   *onnode = PETSC_TRUE;
-  for (PetscMPIInt i = 0; i < n; i++) *onnode = (PetscBool)(*onnode && out[i] != MPI_UNDEFINED);
-  PetscCall(PetscFree2(in, out));
-  PetscCallMPI(MPI_Group_free(&local));
-  PetscCallMPI(MPI_Group_free(&all));
-  PetscCallMPI(MPI_Comm_free(&node));
+  for (PetscMPIInt i = 0; i < h->nsend + h->nrecv && *onnode; i++) {
+    PetscMPIInt local;
+
+    PetscCall(PetscShmCommGlobalToLocal(shm, i < h->nsend ? h->sendranks[i] : h->recvranks[i - h->nsend], &local));
+    *onnode = (PetscBool)(local != MPI_PROC_NULL);
+  }
+#else
+  *onnode = PETSC_FALSE; /* no MPI-3 shared-memory communicators in this PETSc: the staged path */
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -257,10 +255,6 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   if (h->device_ready) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatGetStream(&stream));
   PetscCall(PetscLogEventBegin(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
-  PetscCall(MatGPUMatHaloFreeHostBuffers(h));
-  PetscCallCUDA(cudaMallocHost((void **)&h->hsend, PetscMax(ns, 1) * sizeof(PetscScalar)));
-  PetscCallCUDA(cudaMallocHost((void **)&h->hrecv, PetscMax(nr, 1) * sizeof(PetscScalar)));
-  h->pinned = PETSC_TRUE;
   PetscCall(MatGPUMatDeviceMalloc(A, ns * sizeof(PetscInt), (void **)&h->d_sendidx));
   PetscCall(MatGPUMatDeviceMalloc(A, ns * sizeof(PetscScalar), (void **)&h->d_sendbuf));
   PetscCall(MatGPUMatCopyToDevice(h->d_sendidx, h->sendidx, ns * sizeof(PetscInt), stream));
@@ -273,10 +267,16 @@ static PetscErrorCode MatGPUMatHaloSetUpDevice(Mat A, MatGPUMatHalo *h)
   PetscCallCUDA(cudaStreamCreateWithPriority(&h->stream, cudaStreamNonBlocking, greatest));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->xready, cudaEventDisableTiming));
   PetscCallCUDA(cudaEventCreateWithFlags(&h->arrived, cudaEventDisableTiming));
-  /* the halo's own non-blocking stream does not wait for the index copies: once, at the set-up */
-  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
+  /* no host synchronization for the index copies: the halo's stream waits for xready, which HaloBegin records on
+     `stream` behind them */
   h->device_ready = PETSC_TRUE;
   PetscCall(MatGPUMatHaloSetUpIPC(h, stream));
+  if (!h->ipc) { /* only the staged path copies through the host buffers: pin them (a millisecond or so each) */
+    PetscCall(MatGPUMatHaloFreeHostBuffers(h));
+    PetscCallCUDA(cudaMallocHost((void **)&h->hsend, PetscMax(ns, 1) * sizeof(PetscScalar)));
+    PetscCallCUDA(cudaMallocHost((void **)&h->hrecv, PetscMax(nr, 1) * sizeof(PetscScalar)));
+    h->pinned = PETSC_TRUE;
+  }
   PetscCall(PetscLogEventEnd(MAT_GPUMatHaloSetUp, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -359,7 +359,7 @@ static PetscErrorCode MatGPUMatHaloEndIPC(MatGPUMatHalo *h, Vec ghost, cudaStrea
 PetscErrorCode MatGPUMatHaloBegin(Mat A, MatGPUMatHalo *h, Vec x, PetscBool device, void *stream)
 {
   PetscFunctionBegin;
-  /* pinned buffers replace the host ones before any message uses them */
+  /* on the staged path, pinned buffers replace the host ones before any message uses them */
   if (device) PetscCall(MatGPUMatHaloSetUpDevice(A, h));
   if (device && h->ipc) PetscCall(MatGPUMatHaloBeginIPC(h));
   else {
