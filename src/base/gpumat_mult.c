@@ -8,14 +8,11 @@
 PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose;
 PetscBool     MatGPUMatHostFallbackIsError = PETSC_FALSE;
 
-PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
+/* A failed allocation's error: out of device memory is the user's to handle (a clear message, the matrix still usable on
+   the host); anything else is CUDA's */
+static PetscErrorCode MatGPUMatAllocationError_Private(Mat A, size_t bytes, cudaError_t err, void **ptr)
 {
-  cudaError_t err;
-
   PetscFunctionBegin;
-  *ptr = NULL;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  err = cudaMalloc(ptr, bytes);
   if (err == cudaErrorMemoryAllocation) {
     size_t avail = 0, total = 0;
 
@@ -25,6 +22,26 @@ PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory (%zu of %zu free). The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes, avail, total);
   }
   PetscCallCUDA(err);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatGPUMatDeviceMalloc(Mat A, size_t bytes, void **ptr)
+{
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatAllocationError_Private(A, bytes, cudaMalloc(ptr, bytes), ptr));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Device memory from the stream's pool, in stream order (no wait for the device, as cudaMalloc has); release it with
+   cudaFreeAsync() on that stream, after its readers */
+PetscErrorCode MatGPUMatStreamMalloc(Mat A, size_t bytes, void *stream, void **ptr)
+{
+  PetscFunctionBegin;
+  *ptr = NULL;
+  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatAllocationError_Private(A, bytes, cudaMallocAsync(ptr, bytes, (cudaStream_t)stream), ptr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -168,8 +185,9 @@ PetscErrorCode MatGPUMatUploadRowOffsets(Mat A, const PetscInt *ai, void *stream
 
 /* The device CSR a format reads during one build or refresh, and what the base made for it */
 typedef struct {
-  MatGPUMatCSR csr;    /* own_aj, own_aa: the temporaries of the base's own upload, unless the format took them */
-  Mat          shadow; /* the arrays are this shadow's (else the base's own) */
+  MatGPUMatCSR csr;       /* own_aj, own_aa: the temporaries of the base's own upload, unless the format took them */
+  Mat          shadow;    /* the arrays are this shadow's (else the base's own) */
+  PetscScalar *pooled_aa; /* a value refresh's values: from the stream's pool, never taken by a format */
 } MatGPUMatCSRHold;
 
 /*
@@ -205,15 +223,21 @@ static PetscErrorCode MatGPUMatGetCSR_Private(Mat A, PetscBool structure, const 
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!g->cai) PetscCall(MatGPUMatUploadRowOffsets(A, ai, stream));
-  PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&csr->own_aa));
-  PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar), stream));
   if (structure) {
+    PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), (void **)&csr->own_aa));
+    PetscCall(MatGPUMatCopyToDevice(csr->own_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar), stream));
     PetscCall(MatGPUMatDeviceMalloc(A, (size_t)csr->nnz * sizeof(PetscInt), (void **)&csr->own_aj));
     PetscCall(MatGPUMatCopyToDevice(csr->own_aj, aj, (size_t)csr->nnz * sizeof(PetscInt), stream));
+  } else {
+    /* a value refresh: the values only live until the format has scattered them, so they come from the stream's pool
+       and go back to it in stream order (MatGPUMatRestoreCSR_Private()), where cudaMalloc and cudaFree would each wait
+       for the device; the format copies from them (own_aa stays NULL) */
+    PetscCall(MatGPUMatStreamMalloc(A, (size_t)csr->nnz * sizeof(PetscScalar), stream, (void **)&h->pooled_aa));
+    PetscCall(MatGPUMatCopyToDevice(h->pooled_aa, aa, (size_t)csr->nnz * sizeof(PetscScalar), stream));
   }
   csr->d_ai = g->cai ? g->d_cai : g->d_ai;
   csr->d_aj = csr->own_aj;
-  csr->d_aa = csr->own_aa;
+  csr->d_aa = structure ? csr->own_aa : h->pooled_aa;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -223,6 +247,7 @@ static PetscErrorCode MatGPUMatRestoreCSR_Private(MatGPUMatCSRHold *h)
   if (h->shadow) PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(h->shadow, &h->csr.d_aa));
   PetscCall(MatGPUMatDeviceFree((void **)&h->csr.own_aj)); /* cudaFree() waits for the format's kernels */
   PetscCall(MatGPUMatDeviceFree((void **)&h->csr.own_aa));
+  if (h->pooled_aa) PetscCallCUDA(cudaFreeAsync(h->pooled_aa, (cudaStream_t)h->csr.stream)); /* after the format's kernels read it */
   PetscCall(PetscMemzero(h, sizeof(*h)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

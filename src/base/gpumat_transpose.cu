@@ -89,7 +89,6 @@ PetscErrorCode MatGPUMatDeviceTransposeDestroy(MatGPUMatDeviceTranspose *t)
 static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDeviceTranspose t, PetscBool pattern, int bits, cudaStream_t stream)
 {
   size_t      sortbytes = 0, bytes = 0;
-  cudaError_t err;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFree(&t->scratch)); /* what an earlier forming's error left, if any */
@@ -105,13 +104,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeScratch_Private(Mat A, MatGPUMatDe
     t->sorted = (PetscInt *)MatGPUMatCarve(base, &bytes, pattern ? (size_t)t->nnz * sizeof(PetscInt) : 0);
     t->sort = MatGPUMatCarve(base, &bytes, sortbytes);
     if (pass) break;
-    err = cudaMallocAsync(&t->scratch, bytes, stream);
-    if (err == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();
-      t->scratch = NULL;
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM, "%s: cannot allocate %zu bytes of device memory to form its transpose. The matrix stays usable on the host: MatBindToCPU() or a host type", ((PetscObject)A)->type_name, bytes);
-    }
-    PetscCallCUDA(err);
+    PetscCall(MatGPUMatStreamMalloc(A, bytes, (void *)stream, &t->scratch));
   }
   t->sort = sortbytes ? t->sort : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);

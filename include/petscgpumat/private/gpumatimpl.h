@@ -328,6 +328,7 @@ PETSC_EXTERN PetscErrorCode MatGPUMatMultDot(Mat, Vec, Vec, PetscScalar *, Petsc
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckPadding(const char *, const char *, const char *, PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
+PETSC_INTERN PetscErrorCode MatGPUMatStreamMalloc(Mat, size_t, void *, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *);
