@@ -300,7 +300,7 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
 
     PetscCall(PetscLogEventBegin(MAT_GPUMatCopyValues, A, 0, 0, 0));
     /* where the layout holds the CSR's values in order and no shadow shares the upload: straight into the layout, as
-       aijcusparse does (a temporary would cost a cudaMalloc and a cudaFree, which waits for the device) */
+       aijcusparse does (no temporary, no device copy from it) */
     if (!g->csr.mat && g->format->valuearray) PetscCall(g->format->valuearray(A, &d_val, &nval));
     if (d_val && nval == (m ? ai[m] : 0)) ierr = MatGPUMatCopyToDevice(d_val, aa, (size_t)nval * sizeof(PetscScalar), stream);
     else {
