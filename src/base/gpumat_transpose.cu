@@ -180,8 +180,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
   held = PETSC_FALSE;
   if (!compressed) PetscCall(MatGPUMatCopyHeldDeviceCSR(A, (void *)stream, t->d_ai, t->d_aj, t->d_aa, &held)); /* the format's entries or the shadow's */
   if (held) t->source = g->csr.mat ? "the device CSR of its aijcusparse shadow" : "its layout's entries, copied back on the device";
-  else t->source = compressed ? "its host entries and the device offsets of its nonempty rows" : "its host entries (its layout does not give them back)";
-  if (!held) {
+  else {
     /* from the host: an MPI off-diagonal block (its layout holds only the nonempty rows, whose device offsets serve),
        or a matrix whose layout does not give its entries back. A shadow would assemble all the rows on the host first
        (7.5 ms for the empty off-diagonal block of a 1 M-row interpolation: KSP ex45, 2 ranks) */
@@ -189,6 +188,7 @@ static PetscErrorCode MatGPUMatDeviceTransposeForm_Private(Mat A, MatGPUMatDevic
     PetscScalar    *aa;
     PetscMemType    mtype;
 
+    t->source = compressed ? "its host entries and the device offsets of its nonempty rows" : "its host entries (its layout does not give them back)";
     PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, &aa, &mtype));
     PetscCheck(PetscMemTypeHost(mtype), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Expected the host CSR arrays");
     if (pattern) {

@@ -818,6 +818,7 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin,
   PetscReal      err, nrm;
   char           text[4096];
   PetscBool      said;
+  const char    *kind = galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain";
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, nc, 2, NULL, &Ph));
@@ -861,7 +862,7 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin,
       PetscCall(PetscMemcmp(xa, ze, (size_t)nc * sizeof(PetscScalar), &same));
       PetscCall(VecRestoreArrayRead(x, &xa));
       PetscCall(PetscFree(ze));
-      TEST_CHECK(same, "%s: MatMultTranspose of a %s prolongator is its host emulation's, bit for bit%s", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", step ? " after new values" : "");
+      TEST_CHECK(same, "%s: MatMultTranspose of a %s prolongator is its host emulation's, bit for bit%s", type, kind, step ? " after new values" : "");
     }
     {
       Vec       x2;
@@ -871,30 +872,30 @@ static PetscErrorCode CheckDeviceTranspose(const char *type, PetscBool galerkin,
       PetscCall(VecSet(x2, NAN)); /* poisoned */
       PetscCall(MatMultTranspose(P, y, x2));
       PetscCall(VecEqual(x, x2, &same));
-      TEST_CHECK(same, "%s: MatMultTranspose of a %s prolongator gives the same bits twice%s", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", step ? " after new values" : "");
+      TEST_CHECK(same, "%s: MatMultTranspose of a %s prolongator gives the same bits twice%s", type, kind, step ? " after new values" : "");
       PetscCall(VecDestroy(&x2));
     }
     PetscCall(MatMultTranspose(Ph, yh, xh));
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
     PetscCall(VecNorm(x, NORM_INFINITY, &nrm));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a %s prolongator through its device transpose%s: error %.2e", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTranspose of a %s prolongator through its device transpose%s: error %.2e", type, kind, step ? " after new values" : "", (double)err);
     PetscCall(MatMultTranspose(Ph, yh, xh)); /* x = x + P^T y, in place */
     PetscCall(VecAXPY(xh, 1.0, x));
     PetscCall(MatMultTransposeAdd(P, y, x, x));
     PetscCall(VecAXPY(xh, -1.0, x));
     PetscCall(VecNorm(xh, NORM_INFINITY, &err));
-    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) of a %s prolongator through its device transpose%s: error %.2e", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", step ? " after new values" : "", (double)err);
+    TEST_CHECK(err <= 1e-14 * nrm, "%s: MatMultTransposeAdd (y == z) of a %s prolongator through its device transpose%s: error %.2e", type, kind, step ? " after new values" : "", (double)err);
   }
   PetscCall(TestViewInfoText(P, text, sizeof(text)));
   said = strstr(text, "transposed products: a forward product of its transpose, formed on the device") ? PETSC_TRUE : PETSC_FALSE;
-  TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run on its transpose formed on the device", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain");
+  TEST_CHECK(said, "%s: MatView of a %s prolongator says the transposed products run on its transpose formed on the device", type, kind);
   {
     const char *from = galerkin ? "formed on the device from the device CSR of its aijcusparse shadow" : compressed ? "formed on the device from its host entries and the device offsets of its nonempty rows" : "formed on the device from its layout's entries, copied back on the device";
 
-    TEST_CHECK(strstr(text, from) != NULL, "%s: MatView of a %s prolongator says where its transpose came from (\"%s\")", type, galerkin ? "Galerkin" : empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain", from);
+    TEST_CHECK(strstr(text, from) != NULL, "%s: MatView of a %s prolongator says where its transpose came from (\"%s\")", type, kind, from);
   }
-  if (!galerkin) TEST_CHECK(!strstr(text, "the device CSR that cuSPARSE's products"), "%s: a %s prolongator's transposed products make no cuSPARSE shadow (MatView lists none)", type, empty ? "empty compressed-row" : compressed ? "compressed-row" : "plain");
+  if (!galerkin) TEST_CHECK(!strstr(text, "the device CSR that cuSPARSE's products"), "%s: a %s prolongator's transposed products make no cuSPARSE shadow (MatView lists none)", type, kind);
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(VecDestroy(&xh));
