@@ -28,6 +28,7 @@ typedef struct {
   PetscReal         radius, objective; /* as recorded: the fast path has neither trust region nor objective target */
   PetscBool         single_reduction;
   PetscBool         fast;      /* -ksp_cgfused_fast */
+  PetscBool         lookahead; /* -ksp_cgfused_lookahead: one rank queues the next direction and product before its wait */
   PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
   PetscBool         last_fast;
   PetscBool         last_dot; /* the last fused solve took p'Ap from the product's pass (MatGPUMatMultDot()) */
@@ -103,6 +104,7 @@ static PetscErrorCode KSPSetFromOptions_CGFused(KSP ksp, PetscGPUMatOptionItems 
   PetscCall(f->setfromoptions_cg(ksp, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP CG fused options");
   PetscCall(PetscOptionsBool("-ksp_cgfused_fast", "Fused GPU iterations where they apply (CUDA vectors, PC none or jacobi, no trust region); else PETSc's CG", "KSPCGFUSED", f->fast, &f->fast, NULL));
+  PetscCall(PetscOptionsBool("-ksp_cgfused_lookahead", "On one rank, queue the next direction and product before waiting for the convergence test (same bits either way)", "KSPCGFUSED", f->lookahead, &f->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -279,7 +281,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
      change only p and w (z's array), which a stop leaves unused, and the direction reads z'r on the device, so the GPU
      does not idle while the host tests convergence. On several ranks p'w must be reduced on the host between the product
      and the update, so each iteration waits as before */
-  ahead = (PetscBool)!parallel;
+  ahead = (PetscBool)(!parallel && f->lookahead);
   if (ahead) PetscCall(KSPCGFusedSetZR(stream, &f->work, beta));
   i = 0;
   do {
@@ -381,6 +383,8 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    Options Database Keys:
 +  -ksp_type cgfused - this type (with `-dll_append <prefix>/lib/libpetscgpumat.so` in an unmodified program)
 .  -ksp_cgfused_fast <bool> - the fused iterations where they apply (default true); false: PETSc's CG always
+.  -ksp_cgfused_lookahead <bool> - on one rank, the next iteration's direction and product are queued before the host
+   waits for the convergence test (default true); the same bits either way
 -  the options of `KSPCG`
 
    Level: intermediate
@@ -409,6 +413,7 @@ PetscErrorCode KSPCreate_CGFUSED(KSP ksp)
   PetscCall(KSPCreate_CG(ksp));
   PetscCall(PetscNew(&f));
   f->fast              = PETSC_TRUE;
+  f->lookahead         = PETSC_TRUE;
   f->solve_cg          = ksp->ops->solve;
   f->destroy_cg        = ksp->ops->destroy;
   f->setfromoptions_cg = ksp->ops->setfromoptions;
