@@ -28,6 +28,7 @@ typedef struct {
   PetscReal         radius, objective; /* as recorded: the fast path has neither trust region nor objective target */
   PetscBool         single_reduction;
   PetscBool         fast;      /* -ksp_cgfused_fast */
+  PetscBool         lookahead; /* -ksp_cgfused_lookahead: one rank queues the next direction and product before its wait */
   PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
   PetscBool         last_fast;
   PetscBool         last_dot; /* the last fused solve took p'Ap from the product's pass (MatGPUMatMultDot()) */
@@ -103,6 +104,7 @@ static PetscErrorCode KSPSetFromOptions_CGFused(KSP ksp, PetscGPUMatOptionItems 
   PetscCall(f->setfromoptions_cg(ksp, PetscOptionsObject));
   PetscOptionsHeadBegin(PetscOptionsObject, "KSP CG fused options");
   PetscCall(PetscOptionsBool("-ksp_cgfused_fast", "Fused GPU iterations where they apply (CUDA vectors, PC none or jacobi, no trust region); else PETSc's CG", "KSPCGFUSED", f->fast, &f->fast, NULL));
+  PetscCall(PetscOptionsBool("-ksp_cgfused_lookahead", "On one rank, queue the next direction and product before waiting for the convergence test (same bits either way)", "KSPCGFUSED", f->lookahead, &f->lookahead, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -181,6 +183,34 @@ static PetscErrorCode KSPCGFusedReduceDot(MPI_Comm comm, PetscDeviceContext dctx
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Iteration i's direction (p <- z, or p <- z + b p with b from the host, or with bdevice from the z'r the update kernels
+  left on the device) and product w <- A p, with p'w's partial sums in the product's pass where the operator has one
+  (*np of them; 0: p'w is summed apart)
+*/
+static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Amat, void *stream, PetscInt n, PetscInt i, PetscScalar b, PetscBool bdevice, Vec Z, Vec P, Vec W, PetscInt *np)
+{
+  PetscFunctionBegin;
+  if (!i) PetscCall(VecCopy(Z, P));
+  else {
+    PetscScalar       *p;
+    const PetscScalar *z;
+
+    PetscCall(VecCUDAGetArray(P, &p));
+    PetscCall(VecCUDAGetArrayRead(Z, &z));
+    if (bdevice) PetscCall(KSPCGFusedLaunchDirectionDevice(stream, n, z, p, &f->work));
+    else PetscCall(KSPCGFusedLaunchDirection(stream, n, b, z, p)); /* p <- z + b p */
+    PetscCall(VecCUDARestoreArrayRead(Z, &z));
+    PetscCall(VecCUDARestoreArray(P, &p));
+  }
+  /* w <- A p, and p'w's partial sums in the same pass where the format has that product (MatGPUMatMultDot()) */
+  *np = 0;
+  if (!ksp->transpose_solve) PetscCall(MatGPUMatMultDot(Amat, P, W, f->work.partial, np));
+  if (!*np) PetscCall(KSP_MatMult(ksp, Amat, P, W));
+  f->last_dot = (PetscBool)(*np > 0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused */
 static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi, PetscBool parallel)
 {
@@ -189,7 +219,8 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   PetscScalar        dpi = 0.0, beta = 0.0, betaold = 1.0, dpiold;
   PetscReal          dp = 0.0;
   Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
-  PetscInt           nd = -1, np;
+  PetscInt           nd = -1, np = 0;
+  PetscBool          ahead, queued = PETSC_FALSE; /* one rank: the next direction and product are queued before the wait; queued: they are */
   Mat                Amat, Pmat;
   PetscDeviceContext dctx;
   void              *handle;
@@ -246,6 +277,12 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
   stream = handle ? *(void **)handle : NULL;
 
+  /* On one rank the next iteration's direction and product are queued before the host waits for this one's sums: they
+     change only p and w (z's array), which a stop leaves unused, and the direction reads z'r on the device, so the GPU
+     does not idle while the host tests convergence. On several ranks p'w must be reduced on the host between the product
+     and the update, so each iteration waits as before */
+  ahead = (PetscBool)(!parallel && f->lookahead);
+  if (ahead) PetscCall(KSPCGFusedSetZR(stream, &f->work, beta));
   i = 0;
   do {
     PetscScalar       *x, *r, *z, *p;
@@ -262,20 +299,8 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
       PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
       break;
     }
-    if (!i) PetscCall(VecCopy(Z, P));
-    else {
-      PetscCall(VecCUDAGetArray(P, &p));
-      PetscCall(VecCUDAGetArrayRead(Z, (const PetscScalar **)&z));
-      PetscCall(KSPCGFusedLaunchDirection(stream, n, beta / betaold, z, p)); /* p <- z + b p */
-      PetscCall(VecCUDARestoreArrayRead(Z, (const PetscScalar **)&z));
-      PetscCall(VecCUDARestoreArray(P, &p));
-    }
-    dpiold = dpi;
-    /* w <- A p, and p'w's partial sums in the same pass where the format has that product (MatGPUMatMultDot()) */
-    np = 0;
-    if (!ksp->transpose_solve) PetscCall(MatGPUMatMultDot(Amat, P, W, f->work.partial, &np));
-    if (!np) PetscCall(KSP_MatMult(ksp, Amat, P, W));
-    f->last_dot = (PetscBool)(np > 0);
+    if (!queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i, beta / betaold, PETSC_FALSE, Z, P, W, &np));
+    dpiold  = dpi;
     betaold = beta;
     PetscCall(VecCUDAGetArray(X, &x));
     PetscCall(VecCUDAGetArray(R, &r));
@@ -291,7 +316,12 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
     PetscCall(VecCUDARestoreArray(W, &z));
     PetscCall(VecCUDARestoreArray(R, &r));
     PetscCall(VecCUDARestoreArray(X, &x));
-    PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait (two on several ranks): dpi, the norm and z'r on the host */
+    if (ahead) {
+      PetscCall(KSPCGFusedRecordDone(stream, &f->work));
+      queued = (PetscBool)(i + 1 < ksp->max_it);
+      if (queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i + 1, 0.0, PETSC_TRUE, Z, P, W, &np));
+      PetscCall(KSPCGFusedWaitDone(&f->work)); /* the iteration's one wait: dpi, the norm and z'r on the host */
+    } else PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait (two on several ranks) */
     /* the norm and z'r over the ranks, on every rank before any test can stop it (dpi is the same on all) */
     if (parallel) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, f->work.host + 1, 2, MPIU_SCALAR, MPIU_SUM, comm));
     dpi = f->work.host[0];
@@ -353,6 +383,8 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    Options Database Keys:
 +  -ksp_type cgfused - this type (with `-dll_append <prefix>/lib/libpetscgpumat.so` in an unmodified program)
 .  -ksp_cgfused_fast <bool> - the fused iterations where they apply (default true); false: PETSc's CG always
+.  -ksp_cgfused_lookahead <bool> - on one rank, the next iteration's direction and product are queued before the host
+   waits for the convergence test (default true); the same bits either way
 -  the options of `KSPCG`
 
    Level: intermediate
@@ -381,6 +413,7 @@ PetscErrorCode KSPCreate_CGFUSED(KSP ksp)
   PetscCall(KSPCreate_CG(ksp));
   PetscCall(PetscNew(&f));
   f->fast              = PETSC_TRUE;
+  f->lookahead         = PETSC_TRUE;
   f->solve_cg          = ksp->ops->solve;
   f->destroy_cg        = ksp->ops->destroy;
   f->setfromoptions_cg = ksp->ops->setfromoptions;

@@ -42,6 +42,14 @@ __global__ void __launch_bounds__(kThreads) cgf_direction(long long n, PetscScal
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) p[i] = MatGPUMatAddRN(z[i], MatGPUMatMulRN(b, p[i]));
 }
 
+/* the direction with b = z'r / the z'r before, read on the device (the same division as the host's, so the same bits) */
+__global__ void __launch_bounds__(kThreads) cgf_direction_device(long long n, const PetscScalar *scalars, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p)
+{
+  const PetscScalar b = scalars[2] / scalars[3];
+
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) p[i] = MatGPUMatAddRN(z[i], MatGPUMatMulRN(b, p[i]));
+}
+
 __global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *partial)
 {
   PetscScalar s[1] = {0};
@@ -73,9 +81,10 @@ __global__ void __launch_bounds__(kThreads) cgf_update(long long n, PetscScalar 
   block_sums<2>(s, partial);
 }
 
-/* scalars[first + k] <- the sum of partial[k * kMaxBlocks + 0 .. nb - 1], in a fixed tree (one block) */
+/* scalars[first + k] <- the sum of partial[k * kMaxBlocks + 0 .. nb - 1], in a fixed tree (one block); with keep,
+   scalars[3] <- scalars[2] first (the z'r before the one written) */
 template <int NS>
-__global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars, int first)
+__global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars, int first, int keep)
 {
   __shared__ PetscScalar sh[NS][kThreads];
 
@@ -87,9 +96,11 @@ __global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar
     sh[k][threadIdx.x] = t;
   }
   tree_sums<NS>(sh);
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    if (keep) scalars[3] = scalars[2];
 #pragma unroll
     for (int k = 0; k < NS; k++) scalars[first + k] = sh[k][0];
+  }
 }
 
 /* a fixed grid for a given n (the order of the sums depends on it and on nothing else) */
@@ -105,8 +116,14 @@ PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *w)
 {
   PetscFunctionBegin;
   if (!w->partial) PetscCallCUDA(cudaMalloc((void **)&w->partial, 3 * (size_t)kMaxBlocks * sizeof(PetscScalar)));
-  if (!w->scalars) PetscCallCUDA(cudaMalloc((void **)&w->scalars, 3 * sizeof(PetscScalar)));
-  if (!w->host) PetscCallCUDA(cudaMallocHost((void **)&w->host, 3 * sizeof(PetscScalar)));
+  if (!w->scalars) PetscCallCUDA(cudaMalloc((void **)&w->scalars, 4 * sizeof(PetscScalar)));
+  if (!w->host) PetscCallCUDA(cudaMallocHost((void **)&w->host, 4 * sizeof(PetscScalar)));
+  if (!w->done) {
+    cudaEvent_t ev;
+
+    PetscCallCUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+    w->done = (void *)ev;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -116,7 +133,9 @@ PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *w)
   if (w->partial) PetscCallCUDA(cudaFree(w->partial));
   if (w->scalars) PetscCallCUDA(cudaFree(w->scalars));
   if (w->host) PetscCallCUDA(cudaFreeHost(w->host));
+  if (w->done) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)w->done));
   w->partial = w->scalars = w->host = NULL;
+  w->done                            = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -132,6 +151,40 @@ PetscErrorCode KSPCGFusedLaunchDirection(void *stream, PetscInt n, PetscScalar b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode KSPCGFusedLaunchDirectionDevice(void *stream, PetscInt n, const PetscScalar *z, PetscScalar *p, KSPCGFusedWork *work)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogGpuTimeBegin());
+  cgf_direction_device<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, work->scalars, z, p);
+  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(2.0 * n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPCGFusedSetZR(void *stream, KSPCGFusedWork *work, PetscScalar zr)
+{
+  PetscFunctionBegin;
+  work->host[3] = zr; /* pinned: read by the copy when the stream reaches it; nothing writes it again in this solve */
+  PetscCallCUDA(cudaMemcpyAsync(work->scalars + 2, work->host + 3, sizeof(PetscScalar), cudaMemcpyHostToDevice, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPCGFusedRecordDone(void *stream, KSPCGFusedWork *work)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventRecord((cudaEvent_t)work->done, (cudaStream_t)stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode KSPCGFusedWaitDone(KSPCGFusedWork *work)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaEventSynchronize((cudaEvent_t)work->done));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *p, const PetscScalar *w, KSPCGFusedWork *work)
 {
   const int nb = blocks_for(n);
@@ -140,7 +193,7 @@ PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *
   PetscCall(PetscLogGpuTimeBegin());
   cgf_dot<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, p, w, work->partial);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 0);
+  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 0, 0);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
@@ -154,7 +207,7 @@ PetscErrorCode KSPCGFusedLaunchFinishDot(void *stream, PetscInt n, KSPCGFusedWor
   PetscFunctionBegin;
   PetscCheck(n > 0 && n <= MATGPUMAT_MAX_DOT_PARTIALS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " partial sums of p'w", n);
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars, 0);
+  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars, 0, 0);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -168,7 +221,7 @@ PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, PetscScalar beta
   PetscCall(PetscLogGpuTimeBegin());
   cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, beta, dpiold, (int)checksign, (int)normsum, x, p, r, zw, dinv, work->scalars, work->partial);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  cgf_finish<2><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 1);
+  cgf_finish<2><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 1, 1);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, 3 * sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());

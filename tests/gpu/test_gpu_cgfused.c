@@ -167,6 +167,19 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
           TEST_CHECK(!f3 && same3 && (it3 == it0 || (!repeatable && PetscAbsInt(it3 - it0) <= 1)) && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG %s (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "to the bit" : "(its products are not the same bits run to run)", it0, it3);
           PetscCall(VecDestroy(&x3));
         }
+        if (f2) { /* -ksp_cgfused_lookahead 0: the host waits before queuing the next direction; the same bits */
+          Vec                x4;
+          PetscInt           it4;
+          KSPConvergedReason r4;
+          PetscBool          f4, same4;
+
+          PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_lookahead", "0"));
+          PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x4, &it4, &r4, &f4));
+          PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_lookahead"));
+          PetscCall(Agree(x4, x2, repeatable, &same4));
+          TEST_CHECK(f4 && same4 && (it4 == it2 || (!repeatable && PetscAbsInt(it4 - it2) <= 1)) && r4 == r2, "%s, PC %s, norm %s, %s guess: KSPCGFUSED without look-ahead gives the %s as with it (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "same bits" : "same solution", it4, it2);
+          PetscCall(VecDestroy(&x4));
+        }
         PetscCall(VecDestroy(&x0));
         PetscCall(VecDestroy(&x1));
         PetscCall(VecDestroy(&x2));

@@ -17,26 +17,36 @@ typedef enum {
   KSPCGFUSED_SUM_NONE /* natural norm: z'r is the norm */
 } KSPCGFusedNormSum;
 
-/* Device scratch of one solve: block partial sums (3 x KSPCGFUSED_MAX_BLOCKS), the scalars (dpi, norm sum, z'r), and
-   their pinned host copy */
+/* Device scratch of one solve: block partial sums (3 x KSPCGFUSED_MAX_BLOCKS), the scalars (dpi, norm sum, z'r, and
+   the z'r before it), their pinned host copy, and the event after each iteration's copy to the host */
 typedef struct {
   PetscScalar *partial;
   PetscScalar *scalars;
   PetscScalar *host;
+  void        *done; /* cudaEvent_t */
 } KSPCGFusedWork;
 
 PETSC_INTERN PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *);
 PETSC_INTERN PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *);
 /* p <- z + b p (rounded as VecAYPX(): the product, then the sum) */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirection(void *, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
+/* p <- z + b p with b = scalars[2] / scalars[3] (this z'r over the one before, as the update kernels left them): the
+   direction queued before the host has read z'r, bitwise KSPCGFusedLaunchDirection() with the host's b */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirectionDevice(void *, PetscInt, const PetscScalar *, PetscScalar *, KSPCGFusedWork *);
+/* scalars[2] <- z'r of the start (computed on the host), on the stream */
+PETSC_INTERN PetscErrorCode KSPCGFusedSetZR(void *, KSPCGFusedWork *, PetscScalar);
+/* the event after everything queued on the stream so far (the update's copy to the host), and the host's wait for it */
+PETSC_INTERN PetscErrorCode KSPCGFusedRecordDone(void *, KSPCGFusedWork *);
+PETSC_INTERN PetscErrorCode KSPCGFusedWaitDone(KSPCGFusedWork *);
 /* scalars[0] <- p'w */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDot(void *, PetscInt, const PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
 /* scalars[0] <- the sum of partial[0 .. n - 1], p'w's partial sums that the product wrote (MatGPUMatMultDot()) */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchFinishDot(void *, PetscInt, KSPCGFusedWork *);
 /*
   With a = beta / scalars[0] (dpi), unless dpi is zero, not finite, or (checksign) of the other sign than dpiold, in which
-  case nothing changes: x <- x + a p, r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array, and scalars[1],
-  scalars[2] <- the squared norm chosen, z'r; then all three scalars are copied to the host (not waited for)
+  case nothing changes: x <- x + a p, r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array, scalars[3] <-
+  scalars[2] (the z'r before), and scalars[1], scalars[2] <- the squared norm chosen, z'r; then the first three
+  scalars are copied to the host (not waited for)
 */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, PetscScalar, PetscScalar, PetscBool, KSPCGFusedNormSum, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
 /* scalars[0] to host[0] (tohost) or back, on the stream, not waited for: p'w's reduction over the ranks */
