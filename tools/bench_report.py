@@ -110,6 +110,8 @@ def main():
     ap.add_argument("--png-link-prefix", default=None, help="how the Markdown refers to the plots (default: relative to the .md)")
     a = ap.parse_args()
     mats = load(a.csv)
+    for key in [k for k in FORMATS if not any(k in m["runs"] for m in mats.values())]:
+        del FORMATS[key]  # a format this run did not measure gets no column
     ran = [m for m in mats.values() if ok(m["runs"].get(("aijcusparse", "")))]
     gen = [m for m in ran if m["set"] == "generated"]
     real = [m for m in ran if m["set"] == "real"]
