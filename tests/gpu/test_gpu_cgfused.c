@@ -105,6 +105,24 @@ static PetscErrorCode Agree(Vec x, Vec y, PetscBool repeatable, PetscBool *agree
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A KSPCGFUSED solve with the boolean option `option` set to 0; *same: its solution, iterations and reason are those
+   of the reference solve (x, its, reason): the same bits and iterations where the products repeat, else within Agree()'s
+   tolerance and one iteration */
+static PetscErrorCode SolveWithOptionOff(Mat A, const Config *c, Vec bhost, const char *option, Vec xref, PetscInt itref, KSPConvergedReason rref, PetscBool repeatable, PetscInt *its, PetscBool *fused, PetscBool *same)
+{
+  Vec                x;
+  KSPConvergedReason reason;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, option, "0"));
+  PetscCall(Solve(A, KSPCGFUSED, c, bhost, &x, its, &reason, fused));
+  PetscCall(PetscOptionsClearValue(NULL, option));
+  PetscCall(Agree(x, xref, repeatable, same));
+  *same = (PetscBool)(*same && (*its == itref || (!repeatable && PetscAbsInt(*its - itref) <= 1)) && reason == rref);
+  PetscCall(VecDestroy(&x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   KSPCG and KSPCGFUSED on A for every configuration: `exact` asks for the same bits (PETSc's CG on both sides);
   `repeatable`: A's products give the same bits run to run, so must two solves (cuSPARSE's default CSR SpMV does not
@@ -155,30 +173,18 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
           TEST_CHECK(f1 == fast && PetscAbsInt(it0 - it1) <= 1 && r0 == r1 && diff <= 1e-7 * nrm, "%s, PC %s, norm %s, %s guess: KSPCGFUSED (%s) %" PetscInt_FMT " iterations (%s) against KSPCG's %" PetscInt_FMT " (%s); solutions differ by %.2e of their norm", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", f1 ? "fused" : "PETSc's CG", it1, KSPConvergedReasons[r1], it0, KSPConvergedReasons[r0], (double)(nrm > 0 ? diff / nrm : diff));
         TEST_CHECK(again && (it1 == it2 || (!repeatable && PetscAbsInt(it1 - it2) <= 1)), "%s, PC %s, norm %s, %s guess: two KSPCGFUSED solves give the same %s and iterations", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "bits" : "solution");
         if (!exact) { /* -ksp_cgfused_fast 0: PETSc's CG itself, on the same CUDA vectors */
-          Vec                x3;
-          PetscInt           it3;
-          KSPConvergedReason r3;
-          PetscBool          f3, same3;
+          PetscInt  it3;
+          PetscBool f3, same3;
 
-          PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_fast", "0"));
-          PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x3, &it3, &r3, &f3));
-          PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_fast"));
-          PetscCall(Agree(x3, x0, repeatable, &same3));
-          TEST_CHECK(!f3 && same3 && (it3 == it0 || (!repeatable && PetscAbsInt(it3 - it0) <= 1)) && r3 == r0, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG %s (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "to the bit" : "(its products are not the same bits run to run)", it0, it3);
-          PetscCall(VecDestroy(&x3));
+          PetscCall(SolveWithOptionOff(A, &c, bhost, "-ksp_cgfused_fast", x0, it0, r0, repeatable, &it3, &f3, &same3));
+          TEST_CHECK(!f3 && same3, "%s, PC %s, norm %s, %s guess: KSPCGFUSED with -ksp_cgfused_fast 0 is KSPCG %s (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "to the bit" : "(its products are not the same bits run to run)", it0, it3);
         }
         if (f2) { /* -ksp_cgfused_lookahead 0: the host waits before queuing the next direction; the same bits */
-          Vec                x4;
-          PetscInt           it4;
-          KSPConvergedReason r4;
-          PetscBool          f4, same4;
+          PetscInt  it4;
+          PetscBool f4, same4;
 
-          PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_lookahead", "0"));
-          PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x4, &it4, &r4, &f4));
-          PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_lookahead"));
-          PetscCall(Agree(x4, x2, repeatable, &same4));
-          TEST_CHECK(f4 && same4 && (it4 == it2 || (!repeatable && PetscAbsInt(it4 - it2) <= 1)) && r4 == r2, "%s, PC %s, norm %s, %s guess: KSPCGFUSED without look-ahead gives the %s as with it (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "same bits" : "same solution", it4, it2);
-          PetscCall(VecDestroy(&x4));
+          PetscCall(SolveWithOptionOff(A, &c, bhost, "-ksp_cgfused_lookahead", x2, it2, r2, repeatable, &it4, &f4, &same4));
+          TEST_CHECK(f4 && same4, "%s, PC %s, norm %s, %s guess: KSPCGFUSED without look-ahead gives the %s as with it (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "same bits" : "same solution", it4, it2);
         }
         PetscCall(VecDestroy(&x0));
         PetscCall(VecDestroy(&x1));
