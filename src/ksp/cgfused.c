@@ -31,7 +31,8 @@ typedef struct {
   PetscBool         lookahead; /* -ksp_cgfused_lookahead: one rank queues the next direction and product before its wait */
   PetscInt          solves;    /* KSPView: how many solves, and whether the last one was fused */
   PetscBool         last_fast;
-  PetscBool         last_dot; /* the last fused solve took p'Ap from the product's pass (MatGPUMatMultDot()) */
+  PetscBool         last_dot;   /* the last fused solve took p'Ap from the product's pass (MatGPUMatMultDot()) */
+  PetscBool         last_ahead; /* the last fused solve queued each next direction and product before its wait */
   Vec               dinv; /* PCJacobi's inverse diagonal, kept so that no early return of a solve leaks it */
   KSPCGFusedWork    work;
 } KSP_CGFused;
@@ -113,15 +114,16 @@ static PetscErrorCode KSPView_CGFused(KSP ksp, PetscViewer viewer)
 {
   KSP_CGFused *f;
   PetscBool    ascii, string;
-  const char  *last;
+  char         last[64];
 
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   if (f->view_cg) PetscCall(f->view_cg(ksp, viewer));
-  last = !f->solves ? "none yet" : !f->last_fast ? "PETSc's CG" : f->last_dot ? "fused, p'Ap in the product" : "fused";
+  if (!f->solves || !f->last_fast) PetscCall(PetscStrncpy(last, !f->solves ? "none yet" : "PETSc's CG", sizeof(last)));
+  else PetscCall(PetscSNPrintf(last, sizeof(last), "fused%s%s", f->last_dot ? ", p'Ap in the product" : "", f->last_ahead ? ", look-ahead" : ""));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &ascii));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &string));
-  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s; last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", last));
+  if (ascii) PetscCall(PetscViewerASCIIPrintf(viewer, "  fused GPU iterations: %s (look-ahead on one rank: %s); last solve: %s\n", f->fast ? "where they apply" : "off (-ksp_cgfused_fast 0)", f->lookahead ? "on" : "off", last));
   if (string) PetscCall(PetscViewerStringSPrintf(viewer, " last solve: %s", last)); /* KSPView()'s one-line form */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -281,7 +283,8 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
      change only p and w (z's array), which a stop leaves unused, and the direction reads z'r on the device, so the GPU
      does not idle while the host tests convergence. On several ranks p'w must be reduced on the host between the product
      and the update, so each iteration waits as before */
-  ahead = (PetscBool)(!parallel && f->lookahead);
+  ahead         = (PetscBool)(!parallel && f->lookahead);
+  f->last_ahead = ahead;
   if (ahead) PetscCall(KSPCGFusedSetZR(stream, &f->work, beta));
   i = 0;
   do {
@@ -368,8 +371,9 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
   PetscCall(KSPCGFusedApplies(ksp, f, &fast, &jacobi, &parallel));
-  f->last_fast = fast;
-  f->last_dot  = PETSC_FALSE;
+  f->last_fast  = fast;
+  f->last_dot   = PETSC_FALSE;
+  f->last_ahead = PETSC_FALSE;
   f->solves++;
   if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi, parallel));
   else PetscCall(f->solve_cg(ksp));

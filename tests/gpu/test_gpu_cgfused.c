@@ -15,7 +15,8 @@ typedef struct {
   PetscBool   guess;
 } Config;
 
-static PetscBool last_view_dot; /* Solve()'s last KSPView said the product carried p'Ap */
+static PetscBool last_view_dot;   /* Solve()'s last KSPView said the product carried p'Ap */
+static PetscBool last_view_ahead; /* ... and that the solve looked ahead */
 
 /* one solve; returns the solution as a host Vec, the iterations, the reason and whether KSPView says the fused path ran */
 static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, Vec *xhost, PetscInt *its, KSPConvergedReason *reason, PetscBool *fused)
@@ -51,6 +52,8 @@ static PetscErrorCode Solve(Mat A, KSPType ksptype, const Config *c, Vec bhost, 
   *fused = (PetscBool)(found != NULL);
   PetscCall(PetscStrstr(text, "p'Ap in the product", &found));
   last_view_dot = (PetscBool)(found != NULL);
+  PetscCall(PetscStrstr(text, "look-ahead", &found));
+  last_view_ahead = (PetscBool)(found != NULL);
   PetscCall(PetscStrcmp(ksptype, KSPCGFUSED, &isfused));
   if (isfused) { /* the view must say which path ran, else `fused` could never be true */
     PetscCall(PetscStrstr(text, *fused ? "last solve: fused" : "last solve: PETSc's CG", &found));
@@ -135,8 +138,10 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
   Vec         bhost;
   PetscInt    m, M, lo, hi;
   PetscBool   hasdot;
+  PetscMPIInt size; /* one rank looks ahead (-ksp_cgfused_lookahead), several do not */
 
   PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCall(HasMultDot(A, &hasdot));
   PetscCall(MatGetLocalSize(A, &m, NULL));
   PetscCall(MatGetSize(A, &M, NULL));
@@ -162,6 +167,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x1, &it1, &r1, &f1));
         dot1 = last_view_dot;
         PetscCall(Solve(A, KSPCGFUSED, &c, bhost, &x2, &it2, &r2, &f2));
+        TEST_CHECK(last_view_ahead == (PetscBool)(f2 && size == 1), "%s, PC %s, norm %s, %s guess: KSPView says the solve %s ahead", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", last_view_ahead ? "looked" : "did not look");
         TEST_CHECK(dot1 == (PetscBool)(f1 && hasdot), "%s, PC %s, norm %s, %s guess: p'Ap %s", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", dot1 ? "from the product's pass" : "by its own kernel");
         PetscCall(Agree(x1, x2, repeatable, &again));
         if (exact) PetscCall(VecEqual(x0, x1, &same));
@@ -184,7 +190,7 @@ static PetscErrorCode Compare(Mat A, const char *what, PetscBool exact, PetscBoo
           PetscBool f4, same4;
 
           PetscCall(SolveWithOptionOff(A, &c, bhost, "-ksp_cgfused_lookahead", x2, it2, r2, repeatable, &it4, &f4, &same4));
-          TEST_CHECK(f4 && same4, "%s, PC %s, norm %s, %s guess: KSPCGFUSED without look-ahead gives the %s as with it (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "same bits" : "same solution", it4, it2);
+          TEST_CHECK(f4 && same4 && !last_view_ahead, "%s, PC %s, norm %s, %s guess: KSPCGFUSED without look-ahead gives the %s as with it (%" PetscInt_FMT " and %" PetscInt_FMT " iterations)", what, c.pc, KSPNormTypes[c.norm], g ? "nonzero" : "zero", repeatable ? "same bits" : "same solution", it4, it2);
         }
         PetscCall(VecDestroy(&x0));
         PetscCall(VecDestroy(&x1));
