@@ -167,6 +167,8 @@ expect cpu-solve-ksp-per-type 'aij:cgfused +\| +30 \|' "$build/examples/solve" -
 # output to the character, with PETSc's own leak and composed-function checks
 ex2cg="-m 40 -n 40 -ksp_monitor_short -pc_type jacobi -vec_type standard -malloc_dump -checkfunctionlist"
 same_output cpu-petsc-ex2-ksp-cgfused "'$build/tests/petsc_ex2' $ex2cg -ksp_type cg" "'$build/tests/petsc_ex2' $ex2cg -dll_append '$lib' -ksp_type cgfused"
+# -help lists KSPCGFUSED's own options in an unmodified program (both, each once)
+expect cpu-help-lists-cgfused-options '^2$' bash -c "'$build/tests/petsc_ex2' -m 8 -n 8 -dll_append '$lib' -ksp_type cgfused -help | grep -oE -- '^ +-ksp_cgfused_(fast|lookahead):' | sort -u | wc -l"
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8
