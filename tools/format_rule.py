@@ -98,6 +98,8 @@ def main():
     ap.add_argument("--csr-variant", default="", help="the CSR candidate's variant in the CSV (e.g. mat_csr_spmv_alg:1)")
     ap.add_argument("--measured", default="", help="also judge a type timed in the same CSV (e.g. autocuda, or 'autocuda mat_auto_timed:1'): "
                     "against aijcusparse and against the best candidate, as measured")
+    ap.add_argument("--rule", default="", help="A,B,C,D: report this rule (e.g. the shipped one, src/choose/chooseimpl.h: 1,96,0.1,12) "
+                    "by the candidates' times instead of the fitted one, which is still printed")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     # each CSV is one run (one GPU, one day): the rule is fitted on all of them at once
@@ -113,14 +115,19 @@ def main():
     nbelow, g, A, B, C, D = fits[0]
     rule = (A, B, C, D)
     print(f"{len(runs)} run(s); cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}")
-    print(f"rule: csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
+    print(f"fitted rule: csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
     print(f"matrices where its choice is below 0.95x aijcusparse: {nbelow}; geometric mean of chosen/best over the runs {g:.3f}")
     print("the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}, {d_:g}) {g_:.3f}, {n_} below 0.95x" for n_, g_, a_, b_, c_, d_ in fits[1:4]))
+    if a.rule:
+        rule = tuple(float(v) for v in a.rule.split(","))
+        nbelow, g = score(rule)
+        print(f"reported below: the rule ({a.rule}): {nbelow} matrices below 0.95x aijcusparse; geometric mean of chosen/best over the runs {g:.3f}")
     for path, times, feats in runs:
         gr, worst = judge(times, feats, rule)
         picks = collections.Counter(choose(feats[m], *rule) for m in times)
         vs_cusparse = [times[m]["cusparse"] / times[m].get(choose(feats[m], *rule), times[m]["cmrs"]) for m in times if "cusparse" in times[m]]
-        print(f"{path}: {len(times)} matrices; chosen {dict(picks)}; chosen/best {gr:.3f} (always cmrs {judge(times, feats, (1e9, 1e9, -1, 1e9))[0]:.3f}); "
+        near = sum(r <= 1.05 for r, _, _ in worst)
+        print(f"{path}: {len(times)} matrices; chosen {dict(picks)}; chosen/best {gr:.3f}, within 5 % of the best on {near} (always cmrs {judge(times, feats, (1e9, 1e9, -1, 1e9))[0]:.3f}); "
               f"aijcusparse/chosen {math.exp(sum(map(math.log, vs_cusparse)) / len(vs_cusparse)):.3f} (geometric mean), slowest {min(vs_cusparse):.3f}")
         if a.measured:
             measured([path], a.measured, times)

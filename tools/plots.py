@@ -231,7 +231,7 @@ def trisolve(src, png, coefficients="13,1.54,3.2e-5,8.3e-3,7.9e-4"):
     fig.savefig(png, dpi=110)
 
 
-def choice(src, png):
+def choice(src, png, what=""):
     """Speed-up over aijcusparse against the longest row / the mean row length (a suite run with autocuda,
     tools/bench_suite.py): where CMRS collapses (a warp per long row), the choosing type follows cuSPARSE CSR."""
     t, feat = defaultdict(dict), {}
@@ -252,7 +252,7 @@ def choice(src, png):
     ax.set_xlabel("longest row / mean row length")
     ax.set_ylabel("speed-up over aijcusparse (median of 50-100 SpMV)")
     n = sum(1 for d in t.values() if "aijcusparse" in d and "autocuda" in d)
-    ax.set_title(f"The choosing type against CMRS and cuSPARSE CSR: {n} matrices, H100, double")
+    ax.set_title(f"The choosing type against CMRS and cuSPARSE CSR: {n} matrices{', ' + what if what else ''}, H100, double")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=110)

@@ -1,19 +1,21 @@
 /*
   The rule by which MATSEQAUTOCUDA picks a format from the row statistics the base keeps (src/base/gpumat_rowstats.c):
-  host arithmetic only, so that it is tested on the CPU. Fitted with tools/format_rule.py on two runs of the suite of
-  86 real matrices replicated to about 5 M nonzeros (H100 and H200, 2026-11-26, double, docs/data/suite-auto-*.csv),
-  first for no matrix below 0.95x aijcusparse, then for the geometric mean of chosen / best candidate: 1.011 (H100) and
-  1.016 (H200), against 1.094 and 1.113 for CMRS alone (docs/performance.md). Fitted and judged on the same matrices:
-  the thresholds are a first fit, to be checked on others.
+  host arithmetic only, so that it is tested on the CPU. Refitted with tools/format_rule.py on the suite at its two
+  sizes (H100, 2026-11-28, double: 95 matrices replicated to about 5 M nonzeros, 75 real ones to about 20 M, where the
+  matrix no longer fits the 50 MB L2; docs/data/suite-2026-11-28-H100.csv and suite20m-2026-11-28-H100.csv): chosen /
+  best candidate 1.014 and 1.025 (geometric means), against 1.013 and 1.036 for the rule fitted on 5 M alone
+  (sigma/mu > 1, mu > 96, longest > 12 mu), which gave rows of sigma/mu 1-2 to CSR where CMRS is 10-30 % faster at
+  20 M (docs/performance.md).
 */
 #include "chooseimpl.h"
 
 /*
   Writes into *k the candidate the rule gives for rows of mean length mu, spread sigma, longest row `longest` and
   `empty` empty rows, and into why[] the reason in words:
-  - cuSPARSE CSR where lengths differ widely (sigma / mu > 1: graphs, circuits), where one row is far longer than the
-    mean (longest > 12 mu: a warp of CMRS, or a thread of ELLPACK-R with its padding, would process it alone while
-    the others wait), or where rows are long (mu > 96: cuSPARSE's kernels are at bandwidth there);
+  - cuSPARSE CSR where lengths differ widely (sigma / mu > 2: graphs, circuits), where one row is far longer than the
+    mean (longest > 16 mu: a warp of CMRS, or a thread of ELLPACK-R with its padding, would process it alone while
+    the others wait), or where rows are long (mu > 48: cuSPARSE's kernels are near bandwidth there, and CMRS's
+    warps meet rows of very different lengths on the graphs of that mean);
   - ELLPACK-R where rows are regular (sigma / mu <= 0.1, no empty row, longest <= 4 mu: its padding guard passes and
     its padding is small), as stencils and FEM matrices of one element type;
   - CMRS otherwise (short rows of varied lengths, where the strips share a warp's work).

@@ -12,9 +12,9 @@ typedef enum {
 } MatAutoCandidate;
 
 /* The rule's thresholds (src/choose/choose_rule.c, fitted by tools/format_rule.py: keep the two in step) */
-#define MATAUTO_CSR_SPREAD   1.0  /* sigma / mu above which CSR is chosen, */
-#define MATAUTO_CSR_MEAN     96.0 /* or a mean row length above this, */
-#define MATAUTO_CSR_LONGEST  12.0 /* or a longest row above this many times the mean */
+#define MATAUTO_CSR_SPREAD   2.0  /* sigma / mu above which CSR is chosen, */
+#define MATAUTO_CSR_MEAN     48.0 /* or a mean row length above this, */
+#define MATAUTO_CSR_LONGEST  16.0 /* or a longest row above this many times the mean */
 #define MATAUTO_ELLR_SPREAD  0.1  /* sigma / mu up to which ELLPACK-R is chosen (with no empty row) ... */
 #define MATAUTO_ELLR_LONGEST 4.0  /* ... and a longest row up to this many times the mean (its padding guard) */
 

@@ -65,20 +65,25 @@ int main(int argc, char **argv)
     PetscCall(CheckChoice("constant rows of 6, one of 30", m, m, len, MATSEQCMRSCUDA));
     len[0] = 150; /* sigma/mu 0.53, but the longest row 25x the mean */
     PetscCall(CheckChoice("constant rows of 6, one of 150", m, m, len, MATSEQCSRCUDA));
-    len[0] = 70; /* 11.5x the mean: below the threshold of 12 */
-    PetscCall(CheckChoice("constant rows of 6, one of 70", m, m, len, MATSEQCMRSCUDA));
+    len[0] = 105; /* 17.3x the mean: above the threshold of 16 */
+    PetscCall(CheckChoice("constant rows of 6, one of 105", m, m, len, MATSEQCSRCUDA));
+    len[0] = 90; /* 14.9x the mean: below it */
+    PetscCall(CheckChoice("constant rows of 6, one of 90", m, m, len, MATSEQCMRSCUDA));
   }
   { /* short rows of lengths 1..15: sigma/mu 0.54 */
     m = 3000;
     for (PetscInt i = 0; i < m; i++) len[i] = 1 + i % 15;
     PetscCall(CheckChoice("rows of 1..15 entries", m, m, len, MATSEQCMRSCUDA));
   }
-  { /* two row lengths: 2 and 16 in equal numbers, sigma/mu 0.78 (CMRS); every third row 60, the others 2, sigma/mu 1.28 (CSR) */
+  { /* two row lengths: 2 and 16 in equal numbers, sigma/mu 0.78; every third row 60, the others 2, sigma/mu 1.28 (both
+       CMRS, whose warps share such rows); every tenth row 60, sigma/mu 2.23 (CSR), its longest row 7.7x the mean */
     m = 3000;
     for (PetscInt i = 0; i < m; i++) len[i] = i % 2 ? 16 : 2;
     PetscCall(CheckChoice("rows of 2 and 16 entries", m, m, len, MATSEQCMRSCUDA));
     for (PetscInt i = 0; i < m; i++) len[i] = i % 3 ? 2 : 60;
-    PetscCall(CheckChoice("rows of 2 entries, every third of 60", m, m, len, MATSEQCSRCUDA));
+    PetscCall(CheckChoice("rows of 2 entries, every third of 60", m, m, len, MATSEQCMRSCUDA));
+    for (PetscInt i = 0; i < m; i++) len[i] = i % 10 ? 2 : 60;
+    PetscCall(CheckChoice("rows of 2 entries, every tenth of 60", m, m, len, MATSEQCSRCUDA));
   }
   { /* an arrow: one full row, the others 2: sigma/mu 10 */
     m = 1000;
@@ -86,17 +91,17 @@ int main(int argc, char **argv)
     len[0] = m;
     PetscCall(CheckChoice("arrow (one full row)", m, m, len, MATSEQCSRCUDA));
   }
-  { /* power-law row lengths (exponent about 2): sigma/mu > 1 */
+  { /* power-law row lengths (exponent about 2): sigma/mu > 2 */
     m = 20000;
     for (PetscInt i = 0; i < m; i++) len[i] = PetscMin(m, (PetscInt)(20000.0 / ((PetscReal)(i + 1) * (PetscReal)(i + 1))) + 1);
     PetscCall(CheckChoice("power-law row lengths", m, m, len, MATSEQCSRCUDA));
   }
-  { /* long rows: mean 100 > 96, regular */
+  { /* long rows: mean 50 > 48, regular */
     m = 300;
-    for (PetscInt i = 0; i < m; i++) len[i] = 100;
-    PetscCall(CheckChoice("rows of 100 entries", m, 1000, len, MATSEQCSRCUDA));
-    for (PetscInt i = 0; i < m; i++) len[i] = 90; /* below the threshold of 96: regular, for ELLPACK-R */
-    PetscCall(CheckChoice("rows of 90 entries", m, 1000, len, MATSEQELLRCUDA));
+    for (PetscInt i = 0; i < m; i++) len[i] = 50;
+    PetscCall(CheckChoice("rows of 50 entries", m, 1000, len, MATSEQCSRCUDA));
+    for (PetscInt i = 0; i < m; i++) len[i] = 45; /* below the threshold of 48: regular, for ELLPACK-R */
+    PetscCall(CheckChoice("rows of 45 entries", m, 1000, len, MATSEQELLRCUDA));
   }
   { /* no entries */
     m = 50;
