@@ -1,8 +1,8 @@
 /*
   KSPCGFUSED: PETSc's KSPCG, whose object it is (KSPCreate_CG() makes it; options, view, eigenvalue estimates, trust
   region and single reduction stay PETSc's), with one solve of its own: when the fast path applies (below), each
-  iteration is the product, p'w, one update kernel (x, r, z and the next sums) and one host synchronisation (on several
-  ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
+  iteration is the product, p'w, one update kernel (r, z and the next sums), the direction (which also takes x's step)
+  and one host synchronisation (on several ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
 */
 #include <petscgpuksp.h>
 #include <petsc/private/kspimpl.h>
@@ -500,8 +500,9 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    unpreconditioned or natural, the scalars are real, and no trust region, objective target, single reduction or
    singular-value estimate is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests,
    monitors and convergence test one for one, with the product, p'w (summed in the product's own pass where the
-   operator is one of our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x,
-   r, z and the next sums, and one wait for the host per iteration. On several ranks there are two: p'w, then the norm
+   operator is one of our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for r,
+   z and the next sums, the direction with x's step (x lags one step between them: `KSPBuildSolution()` gives the
+   solution meanwhile), and one wait for the host per iteration. On several ranks there are two: p'w, then the norm
    and z'r, each summed over the ranks by one MPI reduction, where `KSPCG` reduces three times. Sums are in a fixed
    order (the same bits run to run; on several ranks as far as the MPI library's reduction is), so iteration counts
    are `KSPCG`'s up to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve
