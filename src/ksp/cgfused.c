@@ -1,8 +1,8 @@
 /*
   KSPCGFUSED: PETSc's KSPCG, whose object it is (KSPCreate_CG() makes it; options, view, eigenvalue estimates, trust
   region and single reduction stay PETSc's), with one solve of its own: when the fast path applies (below), each
-  iteration is the product, p'w, one update kernel (x, r, z and the next sums) and one host synchronisation (on several
-  ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
+  iteration is the product, p'w, one update kernel (r, z and the next sums), the direction (which also takes x's step)
+  and one host synchronisation (on several ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
 */
 #include <petscgpuksp.h>
 #include <petsc/private/kspimpl.h>
@@ -23,6 +23,7 @@ typedef struct {
   PetscErrorCode (*destroy_cg)(KSP); /* KSPDestroy_CG */
   PetscErrorCode (*setfromoptions_cg)(KSP, PetscGPUMatOptionItems);
   PetscErrorCode (*view_cg)(KSP, PetscViewer);
+  PetscErrorCode (*buildsolution_cg)(KSP, Vec, Vec *);
   KSPCGFusedSetReal set_radius, set_objective; /* KSPCG's, forwarded to after recording */
   KSPCGFusedSetBool use_single_reduction;
   PetscReal         radius, objective; /* as recorded: the fast path has neither trust region nor objective target */
@@ -35,6 +36,9 @@ typedef struct {
   PetscBool         last_ahead; /* the last fused solve queued each next direction and product before its wait */
   Vec               dinv; /* PCJacobi's inverse diagonal, kept so that no early return of a solve leaks it */
   KSPCGFusedWork    work;
+  KSPCGFusedStep    step;     /* the last update's step of x ... */
+  PetscBool         pending;  /* ... not yet applied to x: KSPBuildSolution() gives x + a p meanwhile */
+  Vec               solution; /* where it does (a fused solve's monitors and convergence test) */
 } KSP_CGFused;
 
 static const char KSPCGFusedContext[] = "KSPCGFused_ctx";
@@ -54,6 +58,7 @@ static PetscErrorCode KSPCGFusedContextDestroy(PetscGPUMatCtxArg arg)
   PetscFunctionBegin;
   PetscCall(KSPCGFusedWorkDestroy(&f->work));
   PetscCall(VecDestroy(&f->dinv));
+  PetscCall(VecDestroy(&f->solution));
   PetscCall(PetscFree(f));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -187,23 +192,25 @@ static PetscErrorCode KSPCGFusedReduceDot(MPI_Comm comm, PetscDeviceContext dctx
 
 /*
   Iteration i's direction (p <- z, or p <- z + b p with b from the host, or with bdevice from the z'r the update kernels
-  left on the device) and product w <- A p, with p'w's partial sums in the product's pass where the operator has one
-  (*np of them; 0: p'w is summed apart)
+  left on the device; from the second on, x takes the last update's step in the same pass) and product w <- A p, with
+  p'w's partial sums in the product's pass where the operator has one (*np of them; 0: p'w is summed apart)
 */
-static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Amat, void *stream, PetscInt n, PetscInt i, PetscScalar b, PetscBool bdevice, Vec Z, Vec P, Vec W, PetscInt *np)
+static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Amat, void *stream, PetscInt n, PetscInt i, PetscScalar b, PetscBool bdevice, Vec Z, Vec P, Vec W, Vec X, PetscInt *np)
 {
   PetscFunctionBegin;
   if (!i) PetscCall(VecCopy(Z, P));
   else {
-    PetscScalar       *p;
+    PetscScalar       *p, *x = NULL;
     const PetscScalar *z;
 
     PetscCall(VecCUDAGetArray(P, &p));
+    if (f->pending) PetscCall(VecCUDAGetArray(X, &x));
     PetscCall(VecCUDAGetArrayRead(Z, &z));
-    if (bdevice) PetscCall(KSPCGFusedLaunchDirectionDevice(stream, n, z, p, &f->work));
-    else PetscCall(KSPCGFusedLaunchDirection(stream, n, b, z, p)); /* p <- z + b p */
+    PetscCall(KSPCGFusedLaunchDirection(stream, n, b, bdevice, &f->step, z, p, x, &f->work)); /* x <- x + a p, p <- z + b p */
     PetscCall(VecCUDARestoreArrayRead(Z, &z));
+    if (f->pending) PetscCall(VecCUDARestoreArray(X, &x));
     PetscCall(VecCUDARestoreArray(P, &p));
+    f->pending = PETSC_FALSE;
   }
   /* w <- A p, and p'w's partial sums in the same pass where the format has that product (MatGPUMatMultDot()) */
   *np = 0;
@@ -213,8 +220,43 @@ static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Am
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused */
-static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi, PetscBool parallel)
+/* the stream of the current device context, which PETSc's CUDA vectors use */
+static PetscErrorCode KSPCGFusedStream(PetscDeviceContext *dctx, void **stream)
+{
+  void *handle;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(*dctx, &handle));
+  *stream = handle ? *(void **)handle : NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x takes the last update's step where no direction kernel will: at a stop, or before an error leaves the solve */
+static PetscErrorCode KSPCGFusedApplyPending(KSP ksp, KSP_CGFused *f)
+{
+  PetscScalar       *x;
+  const PetscScalar *p;
+  PetscInt           n;
+  PetscDeviceContext dctx;
+  void              *stream;
+
+  PetscFunctionBegin;
+  if (!f->pending) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPCGFusedStream(&dctx, &stream));
+  PetscCall(VecGetLocalSize(ksp->vec_sol, &n));
+  PetscCall(VecCUDAGetArray(ksp->vec_sol, &x));
+  PetscCall(VecCUDAGetArrayRead(ksp->work[2], &p));
+  PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, x, p, x, &f->work));
+  PetscCall(VecCUDARestoreArrayRead(ksp->work[2], &p));
+  PetscCall(VecCUDARestoreArray(ksp->vec_sol, &x));
+  f->pending = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* KSPSolve_CG() (PETSc 3.22-3.26) with no trust region, objective or eigenvalue work, its vector work fused; x may
+   lag one step at its return (KSPCheckDot() and KSPCheckNorm() return from it too): see KSPSolve_CGFusedFast() */
+static PetscErrorCode KSPSolve_CGFusedIterate(KSP ksp, KSP_CGFused *f, PetscBool jacobi, PetscBool parallel)
 {
   MPI_Comm           comm = PetscObjectComm((PetscObject)ksp->vec_sol);
   PetscInt           i, n;
@@ -223,9 +265,9 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
   PetscInt           nd = -1, np = 0;
   PetscBool          ahead, queued = PETSC_FALSE; /* one rank: the next direction and product are queued before the wait; queued: they are */
+  PetscBool          step; /* the iteration's update took its step (dpi passed the tests) */
   Mat                Amat, Pmat;
   PetscDeviceContext dctx;
-  void              *handle;
   void              *stream;
   KSPCGFusedNormSum  sum = ksp->normtype == KSP_NORM_PRECONDITIONED ? KSPCGFUSED_SUM_ZZ : ksp->normtype == KSP_NORM_UNPRECONDITIONED ? KSPCGFUSED_SUM_RR : KSPCGFUSED_SUM_NONE;
 
@@ -275,9 +317,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
     PetscCall(PCJacobiGetDiagonal(ksp->pc, f->dinv, NULL));
     Dinv = f->dinv;
   }
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-  stream = handle ? *(void **)handle : NULL;
+  PetscCall(KSPCGFusedStream(&dctx, &stream));
 
   /* On one rank the next iteration's direction and product are queued before the host waits for this one's sums: they
      change only p and w (z's array), which a stop leaves unused, and the direction reads z'r on the device, so the GPU
@@ -288,7 +328,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   if (ahead) PetscCall(KSPCGFusedSetZR(stream, &f->work, beta));
   i = 0;
   do {
-    PetscScalar       *x, *r, *z, *p;
+    PetscScalar       *r, *z;
     const PetscScalar *d = NULL;
 
     ksp->its = i + 1;
@@ -297,37 +337,46 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
       PetscCall(PetscInfo(ksp, "converged due to beta = 0\n"));
       break;
     } else if (i > 0 && PetscRealPart(beta * betaold) < 0.0) {
+      PetscCall(KSPCGFusedApplyPending(ksp, f));
       PetscCheck(!ksp->errorifnotconverged, PetscObjectComm((PetscObject)ksp), PETSC_ERR_NOT_CONVERGED, "Diverged due to indefinite preconditioner, beta %g, betaold %g", (double)PetscRealPart(beta), (double)PetscRealPart(betaold));
       ksp->reason = KSP_DIVERGED_INDEFINITE_PC;
       PetscCall(PetscInfo(ksp, "diverging due to indefinite preconditioner\n"));
       break;
     }
-    if (!queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i, beta / betaold, PETSC_FALSE, Z, P, W, &np));
+    if (!queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i, beta / betaold, PETSC_FALSE, Z, P, W, X, &np));
     dpiold  = dpi;
     betaold = beta;
-    PetscCall(VecCUDAGetArray(X, &x));
     PetscCall(VecCUDAGetArray(R, &r));
     PetscCall(VecCUDAGetArray(W, &z)); /* w, then z in its place */
-    PetscCall(VecCUDAGetArray(P, &p));
     if (Dinv) PetscCall(VecCUDAGetArrayRead(Dinv, &d));
     if (np) PetscCall(KSPCGFusedLaunchFinishDot(stream, np, &f->work)); /* dpi <- p'w from the product's partial sums */
-    else PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work));      /* dpi <- p'w */
+    else {
+      const PetscScalar *p;
+
+      PetscCall(VecCUDAGetArrayRead(P, &p));
+      PetscCall(KSPCGFusedLaunchDot(stream, n, p, z, &f->work)); /* dpi <- p'w */
+      PetscCall(VecCUDARestoreArrayRead(P, &p));
+    }
     if (parallel) PetscCall(KSPCGFusedReduceDot(comm, dctx, stream, &f->work));
-    PetscCall(KSPCGFusedLaunchUpdate(stream, n, betaold, dpiold, (PetscBool)(i > 0), sum, x, p, r, z, d, &f->work));
+    f->step.beta      = betaold;
+    f->step.dpiold    = dpiold;
+    f->step.checksign = i > 0;
+    PetscCall(KSPCGFusedLaunchUpdate(stream, n, &f->step, sum, r, z, d, &f->work)); /* r and z; x takes the step later */
+    f->pending = PETSC_TRUE;
     if (Dinv) PetscCall(VecCUDARestoreArrayRead(Dinv, &d));
-    PetscCall(VecCUDARestoreArray(P, &p));
     PetscCall(VecCUDARestoreArray(W, &z));
     PetscCall(VecCUDARestoreArray(R, &r));
-    PetscCall(VecCUDARestoreArray(X, &x));
     if (ahead) {
       PetscCall(KSPCGFusedRecordDone(stream, &f->work));
       queued = (PetscBool)(i + 1 < ksp->max_it);
-      if (queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i + 1, 0.0, PETSC_TRUE, Z, P, W, &np));
+      if (queued) PetscCall(KSPCGFusedDirectionProduct(ksp, f, Amat, stream, n, i + 1, 0.0, PETSC_TRUE, Z, P, W, X, &np));
       PetscCall(KSPCGFusedWaitDone(&f->work)); /* the iteration's one wait: dpi, the norm and z'r on the host */
     } else PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait (two on several ranks) */
     /* the norm and z'r over the ranks, on every rank before any test can stop it (dpi is the same on all) */
     if (parallel) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, f->work.host + 1, 2, MPIU_SCALAR, MPIU_SUM, comm));
-    dpi = f->work.host[0];
+    dpi  = f->work.host[0];
+    step = (PetscBool)(!PetscIsInfOrNanScalar(dpi) && dpi != 0.0 && !(i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0));
+    if (!step) f->pending = PETSC_FALSE; /* the kernels took no step: x is as it was */
     KSPCheckDot(ksp, dpi); /* the update kernel changed nothing then, as KSPSolve_CG() stops before it */
     if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
       if (ksp->converged_neg_curve) {
@@ -340,6 +389,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
       }
       break;
     }
+    if (ksp->errorifnotconverged && (PetscIsInfOrNanScalar(f->work.host[1]) || PetscIsInfOrNanScalar(f->work.host[2]))) PetscCall(KSPCGFusedApplyPending(ksp, f)); /* x as KSPCG leaves it before the error below */
     if (ksp->normtype == KSP_NORM_NATURAL) {
       beta = f->work.host[2];
       KSPCheckDot(ksp, beta);
@@ -363,6 +413,55 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the fused iterations, then x's last step where no direction kernel took it */
+static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool jacobi, PetscBool parallel)
+{
+  PetscFunctionBegin;
+  f->pending = PETSC_FALSE;
+  PetscCall(KSPSolve_CGFusedIterate(ksp, f, jacobi, parallel));
+  PetscCall(KSPCGFusedApplyPending(ksp, f));
+  PetscCall(VecDestroy(&f->solution));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  During a fused solve x lags one step behind where no direction kernel has yet applied the last update's (without
+  look-ahead, between the update and the next iteration): the solution is then x + a p, formed as the kernels will
+  form it, so monitors and convergence tests that ask for it see KSPCG's. Else KSPCG's own (KSPBuildSolutionDefault())
+*/
+static PetscErrorCode KSPBuildSolution_CGFused(KSP ksp, Vec v, Vec *V)
+{
+  KSP_CGFused       *f;
+  PetscInt           n;
+  PetscDeviceContext dctx;
+  void              *stream;
+  PetscScalar       *out;
+  const PetscScalar *x, *p;
+
+  PetscFunctionBegin;
+  PetscCall(KSPCGFusedGetContext(ksp, &f));
+  if (!f->pending) {
+    PetscCall(f->buildsolution_cg(ksp, v, V));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(v != ksp->vec_sol, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSPBuildSolution() into the KSP's own solution vector during a fused CG solve");
+  if (!f->solution) PetscCall(VecDuplicate(ksp->vec_sol, &f->solution));
+  PetscCall(VecGetLocalSize(ksp->vec_sol, &n));
+  PetscCall(KSPCGFusedStream(&dctx, &stream));
+  PetscCall(VecCUDAGetArrayRead(ksp->vec_sol, &x));
+  PetscCall(VecCUDAGetArrayRead(ksp->work[2], &p));
+  PetscCall(VecCUDAGetArrayWrite(f->solution, &out));
+  PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, x, p, out, &f->work));
+  PetscCall(VecCUDARestoreArrayWrite(f->solution, &out));
+  PetscCall(VecCUDARestoreArrayRead(ksp->work[2], &p));
+  PetscCall(VecCUDARestoreArrayRead(ksp->vec_sol, &x));
+  if (v) {
+    PetscCall(VecCopy(f->solution, v));
+    *V = v;
+  } else *V = f->solution;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode KSPSolve_CGFused(KSP ksp)
 {
   KSP_CGFused *f;
@@ -374,6 +473,7 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
   f->last_fast  = fast;
   f->last_dot   = PETSC_FALSE;
   f->last_ahead = PETSC_FALSE;
+  f->pending    = PETSC_FALSE;
   f->solves++;
   if (fast) PetscCall(KSPSolve_CGFusedFast(ksp, f, jacobi, parallel));
   else PetscCall(f->solve_cg(ksp));
@@ -400,8 +500,9 @@ static PetscErrorCode KSPSolve_CGFused(KSP ksp)
    unpreconditioned or natural, the scalars are real, and no trust region, objective target, single reduction or
    singular-value estimate is asked for; any operator (its own `MatMult()`). It then follows `KSPCG`'s steps, tests,
    monitors and convergence test one for one, with the product, p'w (summed in the product's own pass where the
-   operator is one of our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for x,
-   r, z and the next sums, and one wait for the host per iteration. On several ranks there are two: p'w, then the norm
+   operator is one of our sequential types: `MATSEQCMRSCUDA`, `MATSEQELLRCUDA`, `MATSEQRGCSRCUDA`), one kernel for r,
+   z and the next sums, the direction with x's step (x lags one step between them: `KSPBuildSolution()` gives the
+   solution meanwhile), and one wait for the host per iteration. On several ranks there are two: p'w, then the norm
    and z'r, each summed over the ranks by one MPI reduction, where `KSPCG` reduces three times. Sums are in a fixed
    order (the same bits run to run; on several ranks as far as the MPI library's reduction is), so iteration counts
    are `KSPCG`'s up to rounding. Otherwise it is `KSPCG`'s own solve. `KSPView()` says which path the last solve
@@ -422,6 +523,7 @@ PetscErrorCode KSPCreate_CGFUSED(KSP ksp)
   f->destroy_cg        = ksp->ops->destroy;
   f->setfromoptions_cg = ksp->ops->setfromoptions;
   f->view_cg           = ksp->ops->view;
+  f->buildsolution_cg  = ksp->ops->buildsolution;
   PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGSetRadius_C", &f->set_radius));
   PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGSetObjectiveTarget_C", &f->set_objective));
   PetscCall(PetscObjectQueryFunction((PetscObject)ksp, "KSPCGUseSingleReduction_C", &f->use_single_reduction));
@@ -434,5 +536,6 @@ PetscErrorCode KSPCreate_CGFUSED(KSP ksp)
   ksp->ops->destroy        = KSPDestroy_CGFused;
   ksp->ops->setfromoptions = KSPSetFromOptions_CGFused;
   ksp->ops->view           = KSPView_CGFused;
+  ksp->ops->buildsolution  = KSPBuildSolution_CGFused;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
 /*
-  The fused CG's kernels (docs/design.md, "The fused CG"): the direction update, p'w, and one update of x, r and z that
-  also sums the next norm and z'r. Reductions in a fixed order (cgfusedimpl.h), so a solve gives the same bits run to run.
+  The fused CG's kernels (docs/design.md, "The fused CG"): the direction update (with the last step of x), p'w, and
+  one update of r and z that also sums the next norm and z'r. Reductions in a fixed order (cgfusedimpl.h), so a solve
+  gives the same bits run to run.
 */
 #include <petscgpumat/private/cgfusedimpl.h>
 #include <petscgpumat/private/gpumatcuda.h>
@@ -37,62 +38,47 @@ __device__ void block_sums(PetscScalar (&s)[NS], PetscScalar *partial)
     for (int k = 0; k < NS; k++) partial[k * kMaxBlocks + blockIdx.x] = sh[k][0];
 }
 
-__global__ void __launch_bounds__(kThreads) cgf_direction(long long n, PetscScalar b, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p)
-{
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) p[i] = MatGPUMatAddRN(z[i], MatGPUMatMulRN(b, p[i]));
-}
-
-/* the direction with b = z'r / the z'r before, read on the device (the same division as the host's, so the same bits) */
-__global__ void __launch_bounds__(kThreads) cgf_direction_device(long long n, const PetscScalar *scalars, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p)
-{
-  const PetscScalar b = scalars[2] / scalars[3];
-
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) p[i] = MatGPUMatAddRN(z[i], MatGPUMatMulRN(b, p[i]));
-}
-
-__global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *partial)
-{
-  PetscScalar s[1] = {0};
-
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) s[0] += p[i] * w[i];
-  block_sums<1>(s, partial);
-}
-
-__global__ void __launch_bounds__(kThreads) cgf_update(long long n, PetscScalar beta, PetscScalar dpiold, int checksign, int normsum, PetscScalar *__restrict__ x, const PetscScalar *__restrict__ p, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, const PetscScalar *scalars, PetscScalar *partial)
+/*
+  The step KSPSolve_CG() takes after the sum dpi = p'w (scalars[0]): a = beta / dpi, unless dpi is zero, not finite or
+  (checksign) of the other sign than dpiold, where CG stops before it; the same test on every thread
+*/
+__device__ __forceinline__ bool cgf_step(const KSPCGFusedStep &st, const PetscScalar *scalars, PetscScalar &a)
 {
   const PetscScalar dpi = scalars[0];
-  const int         sgn = (dpi > 0) - (dpi < 0), sgnold = (dpiold > 0) - (dpiold < 0);
-  PetscScalar       s[2] = {0, 0};
+  const int         sgn = (dpi > 0) - (dpi < 0), sgnold = (st.dpiold > 0) - (st.dpiold < 0);
 
-  if (isfinite(dpi) && dpi != 0 && !(checksign && sgn * sgnold < 0)) { /* the same on every thread: CG stops before the update */
-    const PetscScalar a = beta / dpi;
-
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-      const PetscScalar ri = r[i] - a * zw[i], zi = dinv ? dinv[i] * ri : ri;
-
-      x[i] += a * p[i];
-      r[i]  = ri;
-      zw[i] = zi;
-      if (normsum == KSPCGFUSED_SUM_ZZ) s[0] += zi * zi;
-      else if (normsum == KSPCGFUSED_SUM_RR) s[0] += ri * ri;
-      s[1] += zi * ri;
-    }
-  }
-  block_sums<2>(s, partial);
+  if (!isfinite(dpi) || dpi == 0 || (st.checksign && sgn * sgnold < 0)) return false;
+  a = st.beta / dpi;
+  return true;
 }
 
-/* scalars[first + k] <- the sum of partial[k * kMaxBlocks + 0 .. nb - 1], in a fixed tree (one block); with keep,
-   scalars[3] <- scalars[2] first (the z'r before the one written) */
-template <int NS>
-__global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars, int first, int keep)
+/* x + a p, one rounding: every kernel that applies the step to x forms it so, so x's bits do not depend on which */
+__device__ __forceinline__ PetscScalar cgf_xstep(PetscScalar x, PetscScalar a, PetscScalar p)
 {
+  return fma(a, p, x);
+}
+
+/* block sums, then the sums of all blocks' partials by the last block to finish (a ticket): the order of the additions
+   is cgf_finish()'s, whichever block is last, so the bits are the two kernels' */
+template <int NS>
+__device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars, int first, int keep)
+{
+  __shared__ bool        last;
   __shared__ PetscScalar sh[NS][kThreads];
 
+  block_sums<NS>(s, partial);
+  if (threadIdx.x == 0) {
+    __threadfence(); /* this block's partials before its ticket */
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
 #pragma unroll
   for (int k = 0; k < NS; k++) {
     PetscScalar t = 0;
 
-    for (int j = threadIdx.x; j < nb; j += kThreads) t += partial[k * kMaxBlocks + j];
+    for (int j = threadIdx.x; j < (int)gridDim.x; j += kThreads) t += __ldcg(partial + k * kMaxBlocks + j); /* from L2: other blocks wrote them */
     sh[k][threadIdx.x] = t;
   }
   tree_sums<NS>(sh);
@@ -100,7 +86,73 @@ __global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar
     if (keep) scalars[3] = scalars[2];
 #pragma unroll
     for (int k = 0; k < NS; k++) scalars[first + k] = sh[k][0];
+    *ticket = 0; /* for the next kernel */
   }
+}
+
+/*
+  p <- z + b p (b from the host, or with bdevice scalars[2] / scalars[3]: this z'r over the one before, as the update
+  kernels left them, the host's division), and with x the step of the last update, x <- x + a p with p before it changes
+*/
+__global__ void __launch_bounds__(kThreads) cgf_direction(long long n, PetscScalar bhost, int bdevice, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p, PetscScalar *__restrict__ x)
+{
+  const PetscScalar b = bdevice ? scalars[2] / scalars[3] : bhost;
+  PetscScalar       a = 0;
+  const bool        step = x && cgf_step(st, scalars, a);
+
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    const PetscScalar pi = p[i];
+
+    if (step) x[i] = cgf_xstep(x[i], a, pi);
+    p[i] = MatGPUMatAddRN(z[i], MatGPUMatMulRN(b, pi));
+  }
+}
+
+/* out <- x + a p where the step is taken, else x (out may be x) */
+__global__ void __launch_bounds__(kThreads) cgf_solution(long long n, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *x, const PetscScalar *__restrict__ p, PetscScalar *out)
+{
+  PetscScalar a    = 0;
+  const bool  step = cgf_step(st, scalars, a);
+
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) out[i] = step ? cgf_xstep(x[i], a, p[i]) : x[i];
+}
+
+__global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars)
+{
+  PetscScalar s[1] = {0};
+
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) s[0] += p[i] * w[i];
+  block_sums_last<1>(s, partial, ticket, scalars, 0, 0);
+}
+
+__global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedStep st, int normsum, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, PetscScalar *scalars, PetscScalar *partial, unsigned int *ticket)
+{
+  PetscScalar s[2] = {0, 0}, a = 0;
+
+  if (cgf_step(st, scalars, a)) { /* the same on every thread: CG stops before the update */
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+      const PetscScalar ri = r[i] - a * zw[i], zi = dinv ? dinv[i] * ri : ri;
+
+      r[i]  = ri;
+      zw[i] = zi;
+      if (normsum == KSPCGFUSED_SUM_ZZ) s[0] += zi * zi;
+      else if (normsum == KSPCGFUSED_SUM_RR) s[0] += ri * ri;
+      s[1] += zi * ri;
+    }
+  }
+  block_sums_last<2>(s, partial, ticket, scalars, 1, 1);
+}
+
+/* scalars[0] <- the sum of partial[0 .. nb - 1] (a product's partial sums of p'w), in a fixed tree (one block) */
+__global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars)
+{
+  __shared__ PetscScalar sh[1][kThreads];
+  PetscScalar            t = 0;
+
+  for (int j = threadIdx.x; j < nb; j += kThreads) t += partial[j];
+  sh[0][threadIdx.x] = t;
+  tree_sums<1>(sh);
+  if (threadIdx.x == 0) scalars[0] = sh[0][0];
 }
 
 /* a fixed grid for a given n (the order of the sums depends on it and on nothing else) */
@@ -117,6 +169,10 @@ PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *w)
   PetscFunctionBegin;
   if (!w->partial) PetscCallCUDA(cudaMalloc((void **)&w->partial, 3 * (size_t)kMaxBlocks * sizeof(PetscScalar)));
   if (!w->scalars) PetscCallCUDA(cudaMalloc((void **)&w->scalars, 4 * sizeof(PetscScalar)));
+  if (!w->ticket) {
+    PetscCallCUDA(cudaMalloc((void **)&w->ticket, sizeof(unsigned int)));
+    PetscCallCUDA(cudaMemset(w->ticket, 0, sizeof(unsigned int))); /* each kernel that takes a ticket leaves it 0 */
+  }
   if (!w->host) PetscCallCUDA(cudaMallocHost((void **)&w->host, 4 * sizeof(PetscScalar)));
   if (!w->done) {
     cudaEvent_t ev;
@@ -132,31 +188,33 @@ PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *w)
   PetscFunctionBegin;
   if (w->partial) PetscCallCUDA(cudaFree(w->partial));
   if (w->scalars) PetscCallCUDA(cudaFree(w->scalars));
+  if (w->ticket) PetscCallCUDA(cudaFree(w->ticket));
   if (w->host) PetscCallCUDA(cudaFreeHost(w->host));
   if (w->done) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)w->done));
   w->partial = w->scalars = w->host = NULL;
+  w->ticket                          = NULL;
   w->done                            = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPCGFusedLaunchDirection(void *stream, PetscInt n, PetscScalar b, const PetscScalar *z, PetscScalar *p)
+PetscErrorCode KSPCGFusedLaunchDirection(void *stream, PetscInt n, PetscScalar b, PetscBool bdevice, const KSPCGFusedStep *step, const PetscScalar *z, PetscScalar *p, PetscScalar *x, KSPCGFusedWork *work)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_direction<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, b, z, p);
+  cgf_direction<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, b, (int)bdevice, *step, work->scalars, z, p, x);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(2.0 * n));
+  PetscCall(PetscLogGpuFlops((x ? 4.0 : 2.0) * n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPCGFusedLaunchDirectionDevice(void *stream, PetscInt n, const PetscScalar *z, PetscScalar *p, KSPCGFusedWork *work)
+PetscErrorCode KSPCGFusedLaunchSolution(void *stream, PetscInt n, const KSPCGFusedStep *step, const PetscScalar *x, const PetscScalar *p, PetscScalar *out, KSPCGFusedWork *work)
 {
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_direction_device<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, work->scalars, z, p);
+  cgf_solution<<<blocks_for(n), kThreads, 0, (cudaStream_t)stream>>>((long long)n, *step, work->scalars, x, p, out);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
@@ -191,9 +249,7 @@ PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *
 
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_dot<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, p, w, work->partial);
-  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 0, 0);
+  cgf_dot<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, p, w, work->partial, work->ticket, work->scalars);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops(2.0 * n));
@@ -207,25 +263,23 @@ PetscErrorCode KSPCGFusedLaunchFinishDot(void *stream, PetscInt n, KSPCGFusedWor
   PetscFunctionBegin;
   PetscCheck(n > 0 && n <= MATGPUMAT_MAX_DOT_PARTIALS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " partial sums of p'w", n);
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_finish<1><<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars, 0, 0);
+  cgf_finish<<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, PetscScalar beta, PetscScalar dpiold, PetscBool checksign, KSPCGFusedNormSum normsum, PetscScalar *x, const PetscScalar *p, PetscScalar *r, PetscScalar *zw, const PetscScalar *dinv, KSPCGFusedWork *work)
+PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, const KSPCGFusedStep *step, KSPCGFusedNormSum normsum, PetscScalar *r, PetscScalar *zw, const PetscScalar *dinv, KSPCGFusedWork *work)
 {
   const int nb = blocks_for(n);
 
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, beta, dpiold, (int)checksign, (int)normsum, x, p, r, zw, dinv, work->scalars, work->partial);
-  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  cgf_finish<2><<<1, kThreads, 0, (cudaStream_t)stream>>>(nb, work->partial, work->scalars, 1, 1);
+  cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, *step, (int)normsum, r, zw, dinv, work->scalars, work->partial, work->ticket);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
   PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, 3 * sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops((dinv ? 9.0 : 8.0) * n));
+  PetscCall(PetscLogGpuFlops((dinv ? 7.0 : 6.0) * n));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -314,6 +314,101 @@ static PetscErrorCode CheckMultDotLayouts(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The norms of KSPBuildSolution() at each monitor call (at most 16 iterations) */
+typedef struct {
+  PetscReal norm[16];
+  PetscInt  n;
+} SolutionNorms;
+
+static PetscErrorCode MonitorSolutionNorm(KSP ksp, PetscInt it, PetscReal rnorm, void *ctx)
+{
+  SolutionNorms *s = (SolutionNorms *)ctx;
+  Vec            x;
+
+  PetscFunctionBeginUser;
+  (void)rnorm;
+  PetscCall(KSPBuildSolution(ksp, NULL, &x));
+  if (it < 16) PetscCall(VecNorm(x, NORM_2, &s->norm[it]));
+  s->n = PetscMax(s->n, it + 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A solve stopped after `its` iterations (KSP_DIVERGED_ITS), with the norm of the solution at each monitor call */
+static PetscErrorCode SolveMonitored(Mat A, KSPType type, const char *pc, Vec b, PetscInt its, Vec x, SolutionNorms *s)
+{
+  KSP ksp;
+  PC  p;
+
+  PetscFunctionBeginUser;
+  s->n = 0;
+  PetscCall(VecSet(x, 0.0));
+  PetscCall(KSPCreate(PetscObjectComm((PetscObject)A), &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, type));
+  PetscCall(KSPGetPC(ksp, &p));
+  PetscCall(PCSetType(p, pc));
+  PetscCall(KSPSetTolerances(ksp, 1e-30, 1e-30, PETSC_CURRENT, its));
+  PetscCall(KSPMonitorSet(ksp, MonitorSolutionNorm, s, NULL));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  x during and at the end of a solve: the fused iterations leave x one step behind until the next direction kernel
+  takes it (or, at a stop, a kernel of its own), so KSPBuildSolution() forms x + a p meanwhile. With and without
+  look-ahead (x then lags at each monitor call) the monitors must see the same bits, and KSPCG's solutions to rounding;
+  the solve stopped by the iteration limit must end with KSPCG's x (the last step applied)
+*/
+static PetscErrorCode CheckSolutionOnTheWay(Mat A, const char *what, PetscBool repeatable)
+{
+  const char   *pcs[] = {PCNONE, PCJACOBI};
+  const PetscInt its  = 9;
+  Vec           b, x0, x1, x2;
+  SolutionNorms s0, s1, s2;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(A, &x0, &b));
+  PetscCall(VecDuplicate(x0, &x1));
+  PetscCall(VecDuplicate(x0, &x2));
+  {
+    PetscInt lo, hi;
+
+    PetscCall(VecGetOwnershipRange(b, &lo, &hi));
+    for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(b, i, PetscCosReal(0.5 + i), INSERT_VALUES));
+    PetscCall(VecAssemblyBegin(b));
+    PetscCall(VecAssemblyEnd(b));
+  }
+  for (size_t p = 0; p < PETSC_STATIC_ARRAY_LENGTH(pcs); p++) {
+    PetscReal diff, nrm, worst = 0;
+    PetscBool same, samenorms = PETSC_TRUE;
+
+    PetscCall(SolveMonitored(A, KSPCG, pcs[p], b, its, x0, &s0));
+    PetscCall(SolveMonitored(A, KSPCGFUSED, pcs[p], b, its, x1, &s1));
+    PetscCall(PetscOptionsSetValue(NULL, "-ksp_cgfused_lookahead", "0"));
+    PetscCall(SolveMonitored(A, KSPCGFUSED, pcs[p], b, its, x2, &s2));
+    PetscCall(PetscOptionsClearValue(NULL, "-ksp_cgfused_lookahead"));
+    for (PetscInt k = 0; k < PetscMin(s0.n, 16); k++) {
+      worst = PetscMax(worst, PetscAbsReal(s1.norm[k] - s0.norm[k]) / PetscMax(s0.norm[k], PETSC_SMALL));
+      samenorms = (PetscBool)(samenorms && s1.norm[k] == s2.norm[k]);
+    }
+    TEST_CHECK(s0.n == its + 1 && s1.n == s0.n && s2.n == s0.n && worst <= 1e-8, "%s, PC %s: the solution at each of %" PetscInt_FMT " monitor calls is KSPCG's to %.1e (KSPCG %" PetscInt_FMT " calls, KSPCGFUSED %" PetscInt_FMT ")", what, pcs[p], s0.n, (double)worst, s0.n, s1.n);
+    TEST_CHECK(samenorms || !repeatable, "%s, PC %s: the monitors see the same solution with look-ahead (x current) and without (x + a p)", what, pcs[p]);
+    PetscCall(VecEqual(x1, x2, &same));
+    TEST_CHECK(same || !repeatable, "%s, PC %s: stopped at the iteration limit, the same x with and without look-ahead", what, pcs[p]);
+    PetscCall(VecAXPY(x1, -1.0, x0));
+    PetscCall(VecNorm(x1, NORM_2, &diff));
+    PetscCall(VecNorm(x0, NORM_2, &nrm));
+    TEST_CHECK(diff <= 1e-10 * nrm, "%s, PC %s: stopped at the iteration limit (%" PetscInt_FMT "), x is KSPCG's to %.1e (its last step taken)", what, pcs[p], its, (double)(nrm > 0 ? diff / nrm : diff));
+  }
+  PetscCall(VecDestroy(&x0));
+  PetscCall(VecDestroy(&x1));
+  PetscCall(VecDestroy(&x2));
+  PetscCall(VecDestroy(&b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The type changes away and back; the trust region (recorded, forwarded) is KSPCG's */
 static PetscErrorCode CheckWrapper(void)
 {
@@ -371,6 +466,7 @@ int main(int argc, char **argv)
 
     PetscCall(TestCreateLaplacian(2, 30, &A));
     PetscCall(Compare(A, "2-D 5-point 30x30, AIJ, host vectors", PETSC_TRUE, PETSC_FALSE, PETSC_TRUE));
+    PetscCall(CheckSolutionOnTheWay(A, "2-D 5-point 30x30, AIJ, host vectors", PETSC_TRUE));
     PetscCall(MatDestroy(&A));
     PetscCall(TestCreateLaplacian(3, 10, &A));
     PetscCall(MatSetType(A, MATSEQCMRSCUDA)); /* ours on host vectors: products on the host, PETSc's CG */
@@ -419,6 +515,7 @@ int main(int argc, char **argv)
         PetscCall(PetscSNPrintf(what, sizeof(what), "%s, %s on %d rank(s), CUDA vectors", problems[q], types[t], size));
         PetscCall(PetscStrcmp(types[t], MATAIJCUSPARSE, &flg));
         PetscCall(Compare(A, what, PETSC_FALSE, PETSC_TRUE, (PetscBool)(size == 1 || !flg)));
+        PetscCall(CheckSolutionOnTheWay(A, what, (PetscBool)(size == 1 || !flg)));
         if (size == 1) {
           PetscCall(HasMultDot(A, &flg));
           PetscCall(CheckMultDot(A, what, flg, NULL));

@@ -5,7 +5,8 @@
 /*
   The fused CG's kernels (src/ksp/cgfused_kernels.cu). Sums are deterministic: each of at most
   KSPCGFUSED_MAX_BLOCKS blocks of KSPCGFUSED_THREADS threads adds its strided elements in order and its threads in a
-  fixed tree, then one block adds the blocks' sums in a fixed tree: the same bits run to run.
+  fixed tree, then one block (the last of the grid to finish, or a kernel of one block for a product's partial sums)
+  adds the blocks' sums in a fixed tree: the same bits run to run.
 */
 #define KSPCGFUSED_THREADS    256
 #define KSPCGFUSED_MAX_BLOCKS 1024
@@ -18,21 +19,33 @@ typedef enum {
 } KSPCGFusedNormSum;
 
 /* Device scratch of one solve: block partial sums (3 x KSPCGFUSED_MAX_BLOCKS), the scalars (dpi, norm sum, z'r, and
-   the z'r before it), their pinned host copy, and the event after each iteration's copy to the host */
+   the z'r before it), their pinned host copy, the ticket by which a grid's last block knows it is last, and the event
+   after each iteration's copy to the host */
 typedef struct {
-  PetscScalar *partial;
-  PetscScalar *scalars;
-  PetscScalar *host;
-  void        *done; /* cudaEvent_t */
+  PetscScalar  *partial;
+  PetscScalar  *scalars;
+  PetscScalar  *host;
+  unsigned int *ticket;
+  void         *done; /* cudaEvent_t */
 } KSPCGFusedWork;
+
+/* An update's step of x, a = beta / dpi with dpi = scalars[0], taken unless dpi is zero, not finite or (checksign) of
+   the other sign than dpiold (where KSPSolve_CG() stops before it). The update kernel steps r and z; x takes the step
+   later, in the next direction kernel (which reads p there anyway) or, where none follows, by itself: one vector pass
+   an iteration less */
+typedef struct {
+  PetscScalar beta, dpiold;
+  int         checksign;
+} KSPCGFusedStep;
 
 PETSC_INTERN PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *);
 PETSC_INTERN PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *);
-/* p <- z + b p (rounded as VecAYPX(): the product, then the sum) */
-PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirection(void *, PetscInt, PetscScalar, const PetscScalar *, PetscScalar *);
-/* p <- z + b p with b = scalars[2] / scalars[3] (this z'r over the one before, as the update kernels left them): the
-   direction queued before the host has read z'r, bitwise KSPCGFusedLaunchDirection() with the host's b */
-PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirectionDevice(void *, PetscInt, const PetscScalar *, PetscScalar *, KSPCGFusedWork *);
+/* p <- z + b p (rounded as VecAYPX(): the product, then the sum), b from the host or, with bdevice, scalars[2] /
+   scalars[3] (this z'r over the one before, as the update kernel left them: the direction queued before the host has
+   read z'r, to the bit the host's); with x, first x <- x + a p with the step (the last update's) and p before it changes */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDirection(void *, PetscInt, PetscScalar, PetscBool, const KSPCGFusedStep *, const PetscScalar *, PetscScalar *, PetscScalar *, KSPCGFusedWork *);
+/* out <- x + a p where the step is taken, else x (out may be x): the solution before the next direction kernel */
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchSolution(void *, PetscInt, const KSPCGFusedStep *, const PetscScalar *, const PetscScalar *, PetscScalar *, KSPCGFusedWork *);
 /* scalars[2] <- z'r of the start (computed on the host), on the stream */
 PETSC_INTERN PetscErrorCode KSPCGFusedSetZR(void *, KSPCGFusedWork *, PetscScalar);
 /* the event after everything queued on the stream so far (the update's copy to the host), and the host's wait for it */
@@ -43,11 +56,10 @@ PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDot(void *, PetscInt, const PetscSca
 /* scalars[0] <- the sum of partial[0 .. n - 1], p'w's partial sums that the product wrote (MatGPUMatMultDot()) */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchFinishDot(void *, PetscInt, KSPCGFusedWork *);
 /*
-  With a = beta / scalars[0] (dpi), unless dpi is zero, not finite, or (checksign) of the other sign than dpiold, in which
-  case nothing changes: x <- x + a p, r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array, scalars[3] <-
-  scalars[2] (the z'r before), and scalars[1], scalars[2] <- the squared norm chosen, z'r; then the first three
-  scalars are copied to the host (not waited for)
+  Where the step is taken (else nothing changes): r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array,
+  scalars[3] <- scalars[2] (the z'r before), and scalars[1], scalars[2] <- the squared norm chosen, z'r; then the first
+  three scalars are copied to the host (not waited for). x is left for the next direction (KSPCGFusedStep)
 */
-PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, PetscScalar, PetscScalar, PetscBool, KSPCGFusedNormSum, PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
+PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, const KSPCGFusedStep *, KSPCGFusedNormSum, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
 /* scalars[0] to host[0] (tohost) or back, on the stream, not waited for: p'w's reduction over the ranks */
 PETSC_INTERN PetscErrorCode KSPCGFusedCopyScalar(void *, KSPCGFusedWork *, PetscBool);
