@@ -2,7 +2,8 @@
   KSPCGFUSED: PETSc's KSPCG, whose object it is (KSPCreate_CG() makes it; options, view, eigenvalue estimates, trust
   region and single reduction stay PETSc's), with one solve of its own: when the fast path applies (below), each
   iteration is the product, p'w, one update kernel (r, z and the next sums), the direction (which also takes x's step)
-  and one host synchronisation (on several ranks two, each with one MPI reduction); else PETSc's own solve runs. Design and reasons: docs/design.md, "The fused CG".
+  and one host synchronisation (on several ranks two, each with one MPI reduction); else PETSc's own solve runs.
+  Design and reasons: docs/design.md, "The fused CG".
 */
 #include <petscgpuksp.h>
 #include <petsc/private/kspimpl.h>
