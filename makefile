@@ -6,6 +6,7 @@
 #   make bench      a short SpMV benchmark
 #   make install PREFIX=/path   library, headers and petscgpumat.pc
 #   make device-pack            the archive the GPU machine needs (.device/petscgpumat-device.tar.xz)
+#   make device-base            keep the library as built now as an A/B baseline (.device/base; tools/device-run.sh ab)
 #   make petsc-suite            PETSc's own KSP/SNES test suite with our types beside MATAIJ (petsc-suite-ci: a subset)
 #   make clean
 #
@@ -62,7 +63,7 @@ REF_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(sort $(wildcard tests/reference/*.
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(shell find tests -name 'test_*.c' | sort))
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard examples/*.c))
 
-.PHONY: all lib tests examples check demo bench install clean help device-pack bench-report clients
+.PHONY: all lib tests examples check demo bench install clean help device-pack device-base bench-report clients
 .DEFAULT_GOAL := all
 
 all: lib tests examples
@@ -130,11 +131,14 @@ install: lib
 device-pack: all
 	@BUILD=$(BUILD) $(ROOT)/tools/device-pack.sh
 
+device-base: lib
+	@BUILD=$(BUILD) $(ROOT)/tools/device-pack.sh --base
+
 clean:
 	rm -rf $(BUILD) $(LIBDIR)
 
 help:
-	@sed -n '2,15p' makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,16p' makefile | sed 's/^# \{0,1\}//'
 
 # An unmodified PETSc tutorial (KSP ex2), built from the PETSc install, to check -dll_append
 PETSC_EX2 = $(PETSC_DIR)/$(PETSC_ARCH)/share/petsc/examples/src/ksp/ksp/tutorials/ex2.c

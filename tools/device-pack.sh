@@ -5,9 +5,21 @@
 # Then, on the GPU machine, from the repository root: tools/device-run.sh (see README, "GPU tests").
 # Environment: BUILD (the build to pack, default build), PACK_MATRICES (0: no matrices), DEVICE_DIR (where the archive goes, default .device;
 # two builds packed side by side go to two folders, e.g. .device-single, carried and run with the same DEVICE_DIR).
+# --base: only keep the library as built now as the baseline of an A/B run (.device/base: the library, xz-compressed,
+# and its commit; `tools/device-run.sh ab` times examples/solve with it and with the packed one, alternating):
+# build the baseline revision, `make device-base`, then the new one, `make device-pack`, and carry .device.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+if [[ ${1:-} == --base ]]; then
+  base=${DEVICE_DIR:-.device}/base
+  lib=$([[ ${BUILD:-build} == build ]] && echo lib || echo "${BUILD}/lib")/libpetscgpumat.so
+  mkdir -p "$base"
+  xz -T0 -6 -c "$lib" >"$base/libpetscgpumat.so.xz"
+  git -C "$root" describe --always --dirty --abbrev=10 >"$base/COMMIT" 2>/dev/null || echo "?" >"$base/COMMIT"
+  echo "baseline library of $(cat "$base/COMMIT") in $base ($(du -k "$base/libpetscgpumat.so.xz" | cut -f1) KiB)"
+  exit 0
+fi
 petsc=${PETSC_DIR:-$(config/petsc.sh --print=dir)}
 petsc=$petsc${PETSC_ARCH:+/$PETSC_ARCH}
 matrices=${PETSCGPUMAT_MATRICES:-$root/../shared/matrices}

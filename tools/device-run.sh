@@ -2,7 +2,7 @@
 # On the lent GPU machine, from the repository root (with .device carried): unpack what
 # tools/device-pack.sh packed, run the whole test suite (GPU tests included) and the SpMV benchmark,
 # and leave the logs in $OUT (at most 8 files).
-#   tools/device-run.sh [tests|gputests] [bench] [cgfused] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [script] [demo] [none]
+#   tools/device-run.sh [tests|gputests] [bench] [cgfused] [ab] [sweep] [profile] [sanitize] [suite] [mpitests] [mpiscale] [clients] [script] [demo] [none]
 #   (default: tests bench demo; gputests: only the tests that need the GPU (gpu-*, matproduct*), which CI cannot run and
 #   which fit one call where the whole set no longer does; none: only unpack; NO_UNPACK=1 reuses what an earlier call on the same machine unpacked;
 #   script: runs the bash script DEVICE_SCRIPT (a one-off diagnosis, carried as an untracked file) in this environment,
@@ -88,6 +88,38 @@ if has cgfused; then
       timeout 300 tests/mpienv.sh mpiexec -n 2 build/examples/solve -problem lap3d7 -n 252 -types aijcusparse,aijcusparse:cgfused,cmrscuda,cmrscuda:cgfused,ellrcuda,ellrcuda:cgfused,rgcsrcuda:cgfused -repeat 3 -check
     fi
   } 2>&1 | tee "$out/cgfused.txt"
+fi
+if has ab; then
+  # the library packed against a baseline (make device-base, .device/base) in the same call: examples/solve with each,
+  # alternating, AB_ROUNDS rounds; AB_PROBLEMS (;-separated), AB_TYPES and AB_ARGS choose what runs. Ends with each
+  # type's best solve time with either library and the gain (base / new - 1)
+  base=$work/base
+  mkdir -p "$base"
+  if ! xz -dc "$devdir/base/libpetscgpumat.so.xz" >"$base/libpetscgpumat.so" 2>/dev/null; then
+    echo "ab: no baseline library in $devdir/base (make device-base at the baseline revision, then make device-pack)" | tee "$out/ab.txt"
+  else
+    IFS=';' read -r -a problems <<<"${AB_PROBLEMS:--problem lap3d7 -n 150;-problem lap2d5 -n 2000}"
+    types=${AB_TYPES:-aijcusparse,aijcusparse:cgfused,cmrscuda:cgfused,ellrcuda:cgfused,rgcsrcuda:cgfused}
+    {
+      echo "ab: new = library $PETSCGPUMAT_LIBRARY_COMMIT, base = library $(cat "$devdir/base/COMMIT" 2>/dev/null)"
+      for p in "${problems[@]}"; do
+        for round in $(seq 1 "${AB_ROUNDS:-2}"); do
+          for lib in new base; do
+            echo "== $lib, round $round: $p ${AB_ARGS:-}"
+            L=$LD_LIBRARY_PATH
+            [[ $lib == base ]] && L=$base:$LD_LIBRARY_PATH
+            LD_LIBRARY_PATH=$L timeout 150 tests/mpienv.sh build/examples/solve $p -types "$types" -repeat 3 -check ${AB_ARGS:-} 2>&1 |
+              grep -E "^(type|[a-z]+cuda|aijcusparse)[a-z:]* *\|"
+          done
+        done
+      done
+    } 2>&1 | tee "$out/ab.txt"
+    # examples/solve's rows: type | its | reason | rel. residual | error | solve (s) | ...
+    awk -F'|' '/^== /{lib=$0; sub(/^== /, "", lib); sub(/,.*/, "", lib); prob=$0; sub(/^[^:]*: /, "", prob)}
+      /[|]/ && $1 !~ /^type/ {t=$1; gsub(/ /, "", t); k=prob SUBSEP t; v=$6 + 0; b=lib SUBSEP k; if (!(b in best) || v < best[b]) best[b] = v; if (!(k in seen)) {seen[k]; order[++n] = k}}
+      END {printf "\n%-48s %-22s %12s %12s %8s\n", "problem", "type", "new (s)", "base (s)", "gain"
+           for (i = 1; i <= n; i++) {k = order[i]; split(k, a, SUBSEP); printf "%-48s %-22s %12.5g %12.5g %7.1f%%\n", a[1], a[2], best["new" SUBSEP k], best["base" SUBSEP k], 100 * (best["base" SUBSEP k] / best["new" SUBSEP k] - 1)}}' "$out/ab.txt" | tee -a "$out/ab.txt"
+  fi
 fi
 if has sweep; then
   # ELLR-T: threads per row on matrices of growing mean row length (chooses the automatic default)
