@@ -58,13 +58,34 @@ __device__ __forceinline__ PetscScalar cgf_xstep(PetscScalar x, PetscScalar a, P
   return fma(a, p, x);
 }
 
-/* block sums, then the sums of all blocks' partials by the last block to finish (a ticket): the order of the additions
-   is cgf_finish()'s, whichever block is last, so the bits are the two kernels' */
+/* scalars[first + k] <- the sum of partial[k * kMaxBlocks + 0 .. nb - 1] in a fixed tree (one block; read from L2, where
+   other blocks of the same grid may have written them); with keep, scalars[3] <- scalars[2] first (the z'r before) */
+template <int NS>
+__device__ void sum_partials(int nb, const PetscScalar *partial, PetscScalar *scalars, int first, int keep)
+{
+  __shared__ PetscScalar sh[NS][kThreads];
+
+#pragma unroll
+  for (int k = 0; k < NS; k++) {
+    PetscScalar t = 0;
+
+    for (int j = threadIdx.x; j < nb; j += kThreads) t += __ldcg(partial + k * kMaxBlocks + j);
+    sh[k][threadIdx.x] = t;
+  }
+  tree_sums<NS>(sh);
+  if (threadIdx.x == 0) {
+    if (keep) scalars[3] = scalars[2];
+#pragma unroll
+    for (int k = 0; k < NS; k++) scalars[first + k] = sh[k][0];
+  }
+}
+
+/* block sums, then sum_partials() by the last block to finish (a ticket): the same order of additions whichever block
+   is last, so the bits of a separate one-block kernel */
 template <int NS>
 __device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars, int first, int keep)
 {
-  __shared__ bool        last;
-  __shared__ PetscScalar sh[NS][kThreads];
+  __shared__ bool last;
 
   block_sums<NS>(s, partial);
   if (threadIdx.x == 0) {
@@ -74,20 +95,8 @@ __device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsi
   __syncthreads();
   if (!last) return;
   __threadfence();
-#pragma unroll
-  for (int k = 0; k < NS; k++) {
-    PetscScalar t = 0;
-
-    for (int j = threadIdx.x; j < (int)gridDim.x; j += kThreads) t += __ldcg(partial + k * kMaxBlocks + j); /* from L2: other blocks wrote them */
-    sh[k][threadIdx.x] = t;
-  }
-  tree_sums<NS>(sh);
-  if (threadIdx.x == 0) {
-    if (keep) scalars[3] = scalars[2];
-#pragma unroll
-    for (int k = 0; k < NS; k++) scalars[first + k] = sh[k][0];
-    *ticket = 0; /* for the next kernel */
-  }
+  sum_partials<NS>(gridDim.x, partial, scalars, first, keep);
+  if (threadIdx.x == 0) *ticket = 0; /* for the next kernel */
 }
 
 /*
@@ -146,13 +155,7 @@ __global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedSt
 /* scalars[0] <- the sum of partial[0 .. nb - 1] (a product's partial sums of p'w), in a fixed tree (one block) */
 __global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars)
 {
-  __shared__ PetscScalar sh[1][kThreads];
-  PetscScalar            t = 0;
-
-  for (int j = threadIdx.x; j < nb; j += kThreads) t += partial[j];
-  sh[0][threadIdx.x] = t;
-  tree_sums<1>(sh);
-  if (threadIdx.x == 0) scalars[0] = sh[0][0];
+  sum_partials<1>(nb, partial, scalars, 0, 0);
 }
 
 /* a fixed grid for a given n (the order of the sums depends on it and on nothing else) */
