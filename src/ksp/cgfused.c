@@ -233,24 +233,40 @@ static PetscErrorCode KSPCGFusedStream(PetscDeviceContext *dctx, void **stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x takes the last update's step where no direction kernel will: at a stop, or before an error leaves the solve */
-static PetscErrorCode KSPCGFusedApplyPending(KSP ksp, KSP_CGFused *f)
+/* out <- x + a p with the last update's step, as the next direction kernel will form it (out may be x itself) */
+static PetscErrorCode KSPCGFusedFormSolution(KSP ksp, KSP_CGFused *f, Vec out)
 {
-  PetscScalar       *x;
-  const PetscScalar *p;
+  PetscScalar       *o;
+  const PetscScalar *x, *p;
   PetscInt           n;
   PetscDeviceContext dctx;
   void              *stream;
 
   PetscFunctionBegin;
-  if (!f->pending) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(KSPCGFusedStream(&dctx, &stream));
   PetscCall(VecGetLocalSize(ksp->vec_sol, &n));
-  PetscCall(VecCUDAGetArray(ksp->vec_sol, &x));
   PetscCall(VecCUDAGetArrayRead(ksp->work[2], &p));
-  PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, x, p, x, &f->work));
+  if (out == ksp->vec_sol) {
+    PetscCall(VecCUDAGetArray(out, &o));
+    PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, o, p, o, &f->work));
+    PetscCall(VecCUDARestoreArray(out, &o));
+  } else {
+    PetscCall(VecCUDAGetArrayRead(ksp->vec_sol, &x));
+    PetscCall(VecCUDAGetArrayWrite(out, &o));
+    PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, x, p, o, &f->work));
+    PetscCall(VecCUDARestoreArrayWrite(out, &o));
+    PetscCall(VecCUDARestoreArrayRead(ksp->vec_sol, &x));
+  }
   PetscCall(VecCUDARestoreArrayRead(ksp->work[2], &p));
-  PetscCall(VecCUDARestoreArray(ksp->vec_sol, &x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x takes the last update's step where no direction kernel will: at a stop, or before an error leaves the solve */
+static PetscErrorCode KSPCGFusedApplyPending(KSP ksp, KSP_CGFused *f)
+{
+  PetscFunctionBegin;
+  if (!f->pending) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(KSPCGFusedFormSolution(ksp, f, ksp->vec_sol));
   f->pending = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -432,12 +448,7 @@ static PetscErrorCode KSPSolve_CGFusedFast(KSP ksp, KSP_CGFused *f, PetscBool ja
 */
 static PetscErrorCode KSPBuildSolution_CGFused(KSP ksp, Vec v, Vec *V)
 {
-  KSP_CGFused       *f;
-  PetscInt           n;
-  PetscDeviceContext dctx;
-  void              *stream;
-  PetscScalar       *out;
-  const PetscScalar *x, *p;
+  KSP_CGFused *f;
 
   PetscFunctionBegin;
   PetscCall(KSPCGFusedGetContext(ksp, &f));
@@ -447,15 +458,7 @@ static PetscErrorCode KSPBuildSolution_CGFused(KSP ksp, Vec v, Vec *V)
   }
   PetscCheck(v != ksp->vec_sol, PetscObjectComm((PetscObject)ksp), PETSC_ERR_SUP, "KSPBuildSolution() into the KSP's own solution vector during a fused CG solve");
   if (!f->solution) PetscCall(VecDuplicate(ksp->vec_sol, &f->solution));
-  PetscCall(VecGetLocalSize(ksp->vec_sol, &n));
-  PetscCall(KSPCGFusedStream(&dctx, &stream));
-  PetscCall(VecCUDAGetArrayRead(ksp->vec_sol, &x));
-  PetscCall(VecCUDAGetArrayRead(ksp->work[2], &p));
-  PetscCall(VecCUDAGetArrayWrite(f->solution, &out));
-  PetscCall(KSPCGFusedLaunchSolution(stream, n, &f->step, x, p, out, &f->work));
-  PetscCall(VecCUDARestoreArrayWrite(f->solution, &out));
-  PetscCall(VecCUDARestoreArrayRead(ksp->work[2], &p));
-  PetscCall(VecCUDARestoreArrayRead(ksp->vec_sol, &x));
+  PetscCall(KSPCGFusedFormSolution(ksp, f, f->solution));
   if (v) {
     PetscCall(VecCopy(f->solution, v));
     *V = v;
