@@ -282,7 +282,7 @@ static PetscErrorCode KSPSolve_CGFusedIterate(KSP ksp, KSP_CGFused *f, PetscBool
   Vec                X = ksp->vec_sol, B = ksp->vec_rhs, R = ksp->work[0], Z = ksp->work[1], P = ksp->work[2], W = Z, Dinv = NULL;
   PetscInt           nd = -1, np = 0;
   PetscBool          ahead, queued = PETSC_FALSE; /* one rank: the next direction and product are queued before the wait; queued: they are */
-  PetscBool          step; /* the iteration's update took its step (dpi passed the tests) */
+  PetscBool          breakdown; /* dpi is zero or changed sign: KSPSolve_CG() stops before the step */
   Mat                Amat, Pmat;
   PetscDeviceContext dctx;
   void              *stream;
@@ -391,11 +391,11 @@ static PetscErrorCode KSPSolve_CGFusedIterate(KSP ksp, KSP_CGFused *f, PetscBool
     } else PetscCall(PetscDeviceContextSynchronize(dctx)); /* the iteration's one wait (two on several ranks) */
     /* the norm and z'r over the ranks, on every rank before any test can stop it (dpi is the same on all) */
     if (parallel) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, f->work.host + 1, 2, MPIU_SCALAR, MPIU_SUM, comm));
-    dpi  = f->work.host[0];
-    step = (PetscBool)(!PetscIsInfOrNanScalar(dpi) && dpi != 0.0 && !(i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0));
-    if (!step) f->pending = PETSC_FALSE; /* the kernels took no step: x is as it was */
+    dpi       = f->work.host[0];
+    breakdown = (PetscBool)(dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0));
+    if (breakdown || PetscIsInfOrNanScalar(dpi)) f->pending = PETSC_FALSE; /* the kernels took no step: x is as it was */
     KSPCheckDot(ksp, dpi); /* the update kernel changed nothing then, as KSPSolve_CG() stops before it */
-    if (dpi == 0.0 || (i > 0 && PetscSign(PetscRealPart(dpi)) * PetscSign(PetscRealPart(dpiold)) < 0.0)) {
+    if (breakdown) {
       if (ksp->converged_neg_curve) {
         PetscCall(PetscInfo(ksp, "converged due to negative curvature: %g\n", (double)PetscRealPart(dpi)));
         ksp->reason = KSP_CONVERGED_NEG_CURVE;
