@@ -18,6 +18,8 @@ mkdir -p "$logs"
 run="$root/tests/mpienv.sh"
 lib=${LIBDIR:-$root/lib}/libpetscgpumat.so
 passed=0 failed=0 skipped=0
+failures=$logs/failures.txt # every FAIL line, repeated before the summary (a CI that shows only its log's tail shows them)
+: >"$failures"
 
 # real matrices for the GPU tests: real or integer or pattern fields, various shapes (see MANIFEST.tsv)
 real_matrices=bcsstk02,cage5,Franz6_id1959_aug,rajat01,mbeacxc,lp_e226,power,494_bus,sherman1,pde900,impcol_a,ash219,gre_1107,olm1000,can_1072,Erdos971,cage10,bcsstk13
@@ -32,7 +34,9 @@ count() { # name, exit code, log file
     f=1
     echo "  [$name] FAIL: exited with status $rc (see $log):"
     tail -5 "$log" | sed 's/^/      /'
+    echo "  [$name] FAIL: exited with status $rc (see $log)" >>"$failures"
   fi
+  grep -E '^FAIL:' "$log" | sed "s|^|  [$name] |" >>"$failures"
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
   printf '%-34s %5d passed %3d failed %3d skipped\n' "$name" "$p" "$f" "$s"
 }
@@ -323,5 +327,9 @@ fi
 # one report from the reports of a suite's shards (the GPU half runs in calls of under 10 minutes): made-up shards
 expect cpu-petsc-suite-merge '^\| \*\*total\*\* \| 3 \| 3 \|$' python3 "$root/tests/petsc_suite/petsc_suite.py" --merge "$root/tests/petsc_suite/fixtures/shard1" "$root/tests/petsc_suite/fixtures/shard2" --out "$build/petsc-suite-merge"
 prog cpu-petsc-suite python3 "$root/tests/petsc_suite/petsc_suite.py" --ci --report-lines --lib "$lib" --build "$build/petsc-suite" --out "$build/petsc-suite-out" # PETSc's own KSP/SNES tests, ours vs MATAIJ (docs/petsc-test-suite.md)
+if [[ -s $failures ]]; then
+  echo "Failures (repeated from above; logs in $logs):"
+  cat "$failures"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [[ $failed == 0 ]]
