@@ -16,7 +16,8 @@ it, `aijcusparse` as its stand-in before), CMRS and ELLPACK-R. It searches the r
 
 over a grid of (A, B, C, D), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
 (issue #15's floor), then the geometric mean of (time of the chosen format / time of the best candidate),
-and prints the thresholds, what the rule gives against the best and against `aijcusparse`, and its worst choices;
+and prints the thresholds, what the rule gives against the best and against `aijcusparse` (beside the ceiling of any
+rule: every matrix given its best candidate), and its worst choices;
 --measured judges a type timed in the same run (autocuda itself) the same way. The thresholds the library applies
 are in src/choose/chooseimpl.h.
 """
@@ -127,8 +128,11 @@ def main():
         picks = collections.Counter(choose(feats[m], *rule) for m in times)
         vs_cusparse = [times[m]["cusparse"] / times[m].get(choose(feats[m], *rule), times[m]["cmrs"]) for m in times if "cusparse" in times[m]]
         near = sum(r <= 1.05 for r, _, _ in worst)
+        # the ceiling of any rule: each matrix given its best candidate
+        ceiling = [t["cusparse"] / min(t[k] for k in ("csr", "cmrs", "ellr") if k in t) for t in times.values() if "cusparse" in t]
         print(f"{path}: {len(times)} matrices; chosen {dict(picks)}; chosen/best {gr:.3f}, within 5 % of the best on {near} (always cmrs {judge(times, feats, (1e9, 1e9, -1, 1e9))[0]:.3f}); "
-              f"aijcusparse/chosen {math.exp(sum(map(math.log, vs_cusparse)) / len(vs_cusparse)):.3f} (geometric mean), slowest {min(vs_cusparse):.3f}")
+              f"aijcusparse/chosen {math.exp(sum(map(math.log, vs_cusparse)) / len(vs_cusparse)):.3f} (geometric mean), slowest {min(vs_cusparse):.3f}; "
+              f"ceiling (each matrix's best candidate) {math.exp(sum(map(math.log, ceiling)) / len(ceiling)):.3f}")
         if a.measured:
             measured([path], a.measured, times)
         fmt = "| {} | {} | {:.2f} |" if a.markdown else "  {:28s} {:5s} {:.2f}x the best"
