@@ -9,8 +9,9 @@
 # The reader is compiled into the harness with the sanitizers; PETSc (PETSC_DIR, else config/petsc.sh) is linked
 # as built. A clean PETSc error is a pass; crashes, ASan/UBSan reports, leaks, timeouts (-timeout), memory beyond
 # -rss_limit_mb/-malloc_limit_mb and undocumented error codes are failures: the input is saved in
-# $BUILD/fuzz/artifacts/ -- copy it to tests/fuzz/regressions/ and fix the reader. The corpus grows in
-# $BUILD/fuzz/corpus/ (seeded from tests/fuzz/seeds/, kept between runs).
+# $BUILD/fuzz/artifacts/ (and printed in base64 in the FAIL line, for a CI machine's findings) -- copy it to
+# tests/fuzz/regressions/ and fix the reader. The corpus grows in $BUILD/fuzz/corpus/ (seeded from
+# tests/fuzz/seeds/, kept between runs).
 #
 # Environment: BUILD (default build), PETSC_DIR/PETSC_ARCH, FUZZ_SECONDS, FUZZ_JOBS (parallel fuzzers, default 1),
 # FUZZ_INSTALL=1 (apt-get install clang and libclang-rt-dev when missing; the default where CI is set), CLANG.
@@ -133,7 +134,11 @@ case $cmd in
     if [[ $rc == 0 ]]; then
       echo "PASS: fuzz-matrixmarket: ${execs:-?} inputs in $((t1 - t0)) s (${cov:-cov: ?}, corpus $ncorp files), no crash, sanitizer report, leak or timeout"
     else
-      echo "FAIL: fuzz-matrixmarket: status $rc after ${execs:-?} inputs in $((t1 - t0)) s; input(s): ${crashes:-none saved} (log $log; copy the input to tests/fuzz/regressions/ and fix the reader)"
+      # the inputs themselves in the FAIL line (at most -max_len bytes each), so that a finding of a CI machine, whose
+      # files are gone, can be rebuilt from its log: echo DATA | base64 -d > tests/fuzz/regressions/NAME
+      inputs=""
+      for c in $crashes; do [[ -f $c ]] && inputs+=" base64 of $(basename "$c"): $(base64 -w0 "$c");"; done
+      echo "FAIL: fuzz-matrixmarket: status $rc after ${execs:-?} inputs in $((t1 - t0)) s; input(s): ${crashes:-none saved} (log $log; copy the input to tests/fuzz/regressions/ and fix the reader);$inputs"
       grep -E '^(==[0-9]+==ERROR|FINDING|SUMMARY|.*runtime error)' "$log" | head -5 | sed 's/^/      /'
       exit 1
     fi
