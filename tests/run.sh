@@ -66,7 +66,7 @@ expect() {
   selected "$name" || return 0
   "$run" "$@" >"$log" 2>&1
   rc=$?
-  if [[ $rc == 0 ]] && grep -qE -- "$pattern" "$log"; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: expected /$pattern/ and status 0, got status $rc" >>"$log"; fi
+  if [[ $rc == 0 ]] && grep -qE -- "$pattern" "$log"; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: expected /$pattern/ and status 0, got status $rc; last line: $(tail -1 "$log" | cut -c1-300)" >>"$log"; fi
   count "$name" 0 "$log"
 }
 
@@ -78,7 +78,9 @@ same_output() {
   bash -c "$run $2" >"$log.a" 2>&1 && bash -c "$run $3" >"$log.b" 2>&1
   local rc=$?
   { echo "A: $2"; echo "B: $3"; diff "$log.a" "$log.b"; } >"$log"
-  if [[ $rc == 0 ]] && $compare "$log.a" "$log.b" >/dev/null; then echo "PASS: $name" >>"$log"; else echo "FAIL: $name: outputs differ ($compare) or a run failed (status $rc)" >>"$log"; fi
+  if [[ $rc == 0 ]] && $compare "$log.a" "$log.b" >/dev/null; then echo "PASS: $name" >>"$log"; else
+    echo "FAIL: $name: outputs differ ($compare) or a run failed (status $rc); first difference: $(diff "$log.a" "$log.b" | grep -E '^[<>]' | head -2 | tr '\n' ' ' | cut -c1-300)" >>"$log"
+  fi
   count "$name" 0 "$log"
 }
 
