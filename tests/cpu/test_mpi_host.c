@@ -13,6 +13,8 @@ static const char help[] = "The MPI types without a GPU (run on 1, 2 and 3 ranks
 #include <petscdmplex.h>
 #include <petscfe.h>
 #include <petscds.h>
+#include <stdio.h>
+#include <unistd.h>
 #include "../common/mpiutil.h"
 
 typedef struct {
@@ -146,8 +148,17 @@ static PetscErrorCode TestCreationPaths(const Format *f, Mat S, const char *mnam
   /* MatLoad() of a PETSc binary file into our type */
   {
     PetscViewer v;
-    char        path[] = "/tmp/petscgpumat-mpi-load.bin";
+    char        tmp[PETSC_MAX_PATH_LEN], path[PETSC_MAX_PATH_LEN], info[PETSC_MAX_PATH_LEN + 8];
+    int         pid = (int)getpid();
+    PetscMPIInt rank;
 
+    /* a file of this run's own (rank 0's process id): with a fixed name, two runs at once on one machine (another
+       checkout's tests, another CI job) read each other's file half written ("Read past end of file") */
+    PetscCallMPI(MPI_Bcast(&pid, 1, MPI_INT, 0, comm));
+    PetscCallMPI(MPI_Comm_rank(comm, &rank));
+    PetscCall(PetscGetTmp(comm, tmp, sizeof(tmp)));
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/petscgpumat-mpi-load-%d.bin", tmp, pid));
+    PetscCall(PetscSNPrintf(info, sizeof(info), "%s.info", path));
     PetscCall(TestDistribute(comm, S, NULL, &B));
     PetscCall(PetscViewerBinaryOpen(comm, path, FILE_MODE_WRITE, &v));
     PetscCall(MatView(B, v));
@@ -158,6 +169,11 @@ static PetscErrorCode TestCreationPaths(const Format *f, Mat S, const char *mnam
     PetscCall(PetscViewerBinaryOpen(comm, path, FILE_MODE_READ, &v));
     PetscCall(MatLoad(A, v));
     PetscCall(PetscViewerDestroy(&v));
+    PetscCallMPI(MPI_Barrier(comm)); /* every rank has read it */
+    if (rank == 0) {
+      (void)remove(path);
+      (void)remove(info);
+    }
     PetscCall(CheckType(A, f, "MatLoad()", 0));
     PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s (MatLoad)", f->root, mname));
     PetscCall(TestMPIProducts(A, S, VECSTANDARD, 4, label));
