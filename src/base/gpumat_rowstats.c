@@ -1,5 +1,6 @@
 /*
   The row statistics every format plans from, computed once per nonzero pattern in one pass over the row offsets
+  (two where some rows are heavy: longer than MATGPUMAT_HEAVY_ROW_MEANS x the mean, which the first pass gives)
   (the host's, or the device's at the build of a large matrix: gpumat_rowstats_device.cu) and kept by the base
   (Mat_GPUMat.rowstats): the formats' automatic parameters (threads per row, CMRS height), the choosing type's rule
   (src/choose/) and the base's compressed rows read them instead of scanning the rows at every query. They describe
@@ -16,8 +17,15 @@ static PetscBool MatGPUMatRowStatsCurrent(Mat A)
   return (PetscBool)(s->valid && s->nonzerostate == A->nonzerostate && s->preallocated == A->preallocated && s->compress == g->compress_rows);
 }
 
+/* the longest row that is not heavy, for `rows` rows holding `nnz` entries: a row of integer length len is longer than
+   MATGPUMAT_HEAVY_ROW_MEANS x nnz / rows exactly when len > floor(MATGPUMAT_HEAVY_ROW_MEANS x nnz / rows) */
+static PetscInt MatGPUMatHeavyRowFrom(PetscInt rows, PetscCount nnz)
+{
+  return rows > 0 ? (PetscInt)PetscMin((PetscCount)MATGPUMAT_HEAVY_ROW_MEANS * nnz / rows, (PetscCount)PETSC_INT_MAX) : 0;
+}
+
 /* the statistics kept, from the counts of one pass over the rows (host or device; counted: there were rows to pass over) */
-static void MatGPUMatRowStatsSet(Mat A, PetscBool counted, PetscInt nzrows, PetscInt maxlen, PetscReal sumsq, PetscCount nnz)
+static void MatGPUMatRowStatsSet(Mat A, PetscBool counted, PetscInt nzrows, PetscInt maxlen, PetscReal sumsq, PetscCount nnz, PetscCount heavy)
 {
   Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
   MatGPUMatRowStats *s = &g->rowstats;
@@ -27,6 +35,7 @@ static void MatGPUMatRowStatsSet(Mat A, PetscBool counted, PetscInt nzrows, Pets
   s->maxlen       = maxlen;
   s->sumsq        = sumsq;
   s->nnz          = nnz;
+  s->heavy        = heavy;
   s->compressed   = (PetscBool)(g->compress_rows && counted && nzrows < m);
   s->rows         = s->compressed ? nzrows : m;
   s->nonzerostate = A->nonzerostate;
@@ -46,8 +55,9 @@ PetscErrorCode MatGPUMatGetRowStats(Mat A, const MatGPUMatRowStats **stats)
   PetscFunctionBegin;
   if (!MatGPUMatRowStatsCurrent(A)) {
     const PetscInt *ai = NULL;
-    PetscInt        m  = A->rmap->n, nzrows = 0, maxlen = 0;
+    PetscInt        m  = A->rmap->n, nzrows = 0, maxlen = 0, light;
     PetscReal       sumsq = 0.0;
+    PetscCount      heavy = 0;
 
     if (A->preallocated && m) PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
     for (PetscInt i = 0; ai && i < m; i++) {
@@ -57,7 +67,14 @@ PetscErrorCode MatGPUMatGetRowStats(Mat A, const MatGPUMatRowStats **stats)
       maxlen = PetscMax(maxlen, len);
       sumsq += (PetscReal)len * (PetscReal)len;
     }
-    MatGPUMatRowStatsSet(A, (PetscBool)!!ai, nzrows, maxlen, sumsq, ai ? ai[m] : 0);
+    /* a second pass for the heavy rows: the mean is over the rows the device holds, known after the first */
+    light = MatGPUMatHeavyRowFrom(g->compress_rows && ai && nzrows < m ? nzrows : m, ai ? ai[m] : 0);
+    for (PetscInt i = 0; ai && maxlen > light && i < m; i++) {
+      const PetscInt len = ai[i + 1] - ai[i];
+
+      if (len > light) heavy += len;
+    }
+    MatGPUMatRowStatsSet(A, (PetscBool)!!ai, nzrows, maxlen, sumsq, ai ? ai[m] : 0, heavy);
   }
   *stats = &g->rowstats;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -79,6 +96,7 @@ PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat A, const MatGPUMatRowStats **sta
   const PetscInt  m = A->rmap->n;
   PetscInt        nzrows, maxlen;
   PetscReal       sumsq;
+  PetscCount      heavy;
   void           *stream;
 
   PetscFunctionBegin;
@@ -95,8 +113,8 @@ PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat A, const MatGPUMatRowStats **sta
     PetscCall(MatGPUMatUploadRowOffsets(A, ai, stream));
     d_ai = g->d_ai;
   }
-  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, stream, &nzrows, &maxlen, &sumsq));
-  MatGPUMatRowStatsSet(A, PETSC_TRUE, nzrows, maxlen, sumsq, ai[m]);
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, MatGPUMatHeavyRowFrom(m, ai[m]), stream, &nzrows, &maxlen, &sumsq, &heavy));
+  MatGPUMatRowStatsSet(A, PETSC_TRUE, nzrows, maxlen, sumsq, ai[m], heavy);
   *stats = &g->rowstats;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

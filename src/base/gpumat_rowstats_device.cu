@@ -13,49 +13,52 @@
 namespace
 {
 struct RowSums {
-  long long nzrows, maxlen;
+  long long nzrows, maxlen, heavy;
   double    sumsq;
 };
 
 struct RowOf {
   const PetscInt *ai;
+  PetscInt        light; /* the longest row that is not heavy */
   __host__ __device__ RowSums operator()(PetscInt i) const
   {
     const long long len = (long long)(ai[i + 1] - ai[i]);
 
-    return RowSums{len > 0, len, (double)len * (double)len};
+    return RowSums{len > 0, len, len > light ? len : 0, (double)len * (double)len};
   }
 };
 
 struct AddRows {
-  __host__ __device__ RowSums operator()(const RowSums &a, const RowSums &b) const { return RowSums{a.nzrows + b.nzrows, a.maxlen > b.maxlen ? a.maxlen : b.maxlen, a.sumsq + b.sumsq}; }
+  __host__ __device__ RowSums operator()(const RowSums &a, const RowSums &b) const { return RowSums{a.nzrows + b.nzrows, a.maxlen > b.maxlen ? a.maxlen : b.maxlen, a.heavy + b.heavy, a.sumsq + b.sumsq}; }
 };
 } // namespace
 
 /*@C
-  MatGPUMatRowStatsOnDevice - the nonempty rows, the longest row and the sum of the squared row lengths of a CSR
-  whose m + 1 row offsets are in device memory
+  MatGPUMatRowStatsOnDevice - the nonempty rows, the longest row, the sum of the squared row lengths and the entries
+  of the rows longer than a given length of a CSR whose m + 1 row offsets are in device memory
 
   Not Collective; the host waits for `stream` (it reads the sums)
 
   Input Parameters:
 + m      - rows
 . d_ai   - the row offsets, on the device
+. light  - the longest row not counted in `heavy`
 - stream - the cudaStream_t to reduce on (that of the current `PetscDeviceContext`: `MatGPUMatGetStream()`)
 
   Output Parameters:
 + nzrows - rows with at least one entry
 . maxlen - the longest row
-- sumsq  - the sum of the squared row lengths
+. sumsq  - the sum of the squared row lengths
+- heavy  - the entries of the rows longer than `light`
 
   Level: developer
 
 .seealso: `MatGPUMatGetRowStats()`
 @*/
-PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, void *stream, PetscInt *nzrows, PetscInt *maxlen, PetscReal *sumsq)
+PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, PetscInt light, void *stream, PetscInt *nzrows, PetscInt *maxlen, PetscReal *sumsq, PetscCount *heavy)
 {
-  auto    rows  = thrust::make_transform_iterator(thrust::counting_iterator<PetscInt>(0), RowOf{d_ai});
-  RowSums zero  = {0, 0, 0.0}, sums = zero;
+  auto    rows  = thrust::make_transform_iterator(thrust::counting_iterator<PetscInt>(0), RowOf{d_ai, light});
+  RowSums zero  = {0, 0, 0, 0.0}, sums = zero;
   size_t  bytes = 0;
   char   *work  = NULL;
 
@@ -81,5 +84,6 @@ PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt m, const PetscInt *d_ai, void 
   *nzrows = (PetscInt)sums.nzrows;
   *maxlen = (PetscInt)sums.maxlen;
   *sumsq  = (PetscReal)sums.sumsq;
+  *heavy  = (PetscCount)sums.heavy;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -321,27 +321,32 @@ static PetscErrorCode CheckRgCSRDeviceLayout(Mat B, const char *what, const char
 }
 
 /* The row statistics reduced on the GPU (MatGPUMatRowStatsOnDevice(), used at the builds of large matrices) equal the
-   host's pass over the same row offsets, outputs poisoned first */
+   host's pass over the same row offsets, outputs poisoned first; the heavy rows are those longer than
+   MATGPUMAT_HEAVY_ROW_MEANS x the mean, as the base asks at a build */
 static PetscErrorCode CheckRowStatsOnDevice(Mat A, const char *name)
 {
   const PetscInt *ai;
-  PetscInt        m, nzrows = -1, maxlen = -1, hnz = 0, hmax = 0;
+  PetscInt        m, nzrows = -1, maxlen = -1, hnz = 0, hmax = 0, light;
   PetscReal       sumsq = -1.0, hsq = 0.0;
+  PetscCount      heavy = -1, hheavy = 0;
   PetscInt       *d_ai;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetLocalSize(A, &m, NULL));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, NULL, NULL, NULL));
+  light = m ? (PetscInt)((PetscCount)MATGPUMAT_HEAVY_ROW_MEANS * ai[m] / m) : 0;
   for (PetscInt i = 0; i < m; i++) {
     hnz += ai[i + 1] > ai[i];
     hmax = PetscMax(hmax, ai[i + 1] - ai[i]);
     hsq += (PetscReal)(ai[i + 1] - ai[i]) * (PetscReal)(ai[i + 1] - ai[i]);
+    if ((PetscReal)(ai[i + 1] - ai[i]) * m > MATGPUMAT_HEAVY_ROW_MEANS * (PetscReal)ai[m]) hheavy += ai[i + 1] - ai[i];
   }
   PetscCallCUDA(cudaMalloc((void **)&d_ai, (size_t)(m + 1) * sizeof(PetscInt)));
   PetscCallCUDA(cudaMemcpy(d_ai, ai, (size_t)(m + 1) * sizeof(PetscInt), cudaMemcpyHostToDevice));
-  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, NULL, &nzrows, &maxlen, &sumsq)); /* the legacy stream, as the copy above */
+  PetscCall(MatGPUMatRowStatsOnDevice(m, d_ai, light, NULL, &nzrows, &maxlen, &sumsq, &heavy)); /* the legacy stream, as the copy above */
   PetscCallCUDA(cudaFree(d_ai));
-  TEST_CHECK(nzrows == hnz && maxlen == hmax && sumsq == hsq, "%s: row statistics on the device equal the host's (nonempty rows %" PetscInt_FMT "/%" PetscInt_FMT ", longest %" PetscInt_FMT "/%" PetscInt_FMT ", sum of squares %.17g/%.17g)", name, nzrows, hnz, maxlen, hmax, (double)sumsq, (double)hsq);
+  TEST_CHECK(nzrows == hnz && maxlen == hmax && sumsq == hsq && heavy == hheavy,
+             "%s: row statistics on the device equal the host's (nonempty rows %" PetscInt_FMT "/%" PetscInt_FMT ", longest %" PetscInt_FMT "/%" PetscInt_FMT ", sum of squares %.17g/%.17g, entries of heavy rows %" PetscCount_FMT "/%" PetscCount_FMT ")", name, nzrows, hnz, maxlen, hmax, (double)sumsq, (double)hsq, heavy, hheavy);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -56,6 +56,9 @@ typedef struct {
 /* The most partial sums of x'z a format's product with a dot product (multdot) writes (one block adds them after) */
 #define MATGPUMAT_MAX_DOT_PARTIALS 1024
 
+/* A row is heavy when it is longer than this many times the mean row length (MatGPUMatRowStats.heavy) */
+#define MATGPUMAT_HEAVY_ROW_MEANS 4
+
 /* What the formats plan from (src/base/gpumat_rowstats.c): A's rows as the device copy holds them */
 typedef struct {
   PetscInt         rows;       /* rows of the device copy: the nonempty ones where rows are compressed */
@@ -63,6 +66,7 @@ typedef struct {
   PetscInt         maxlen;     /* the longest row */
   PetscReal        sumsq;      /* the sum of the squared row lengths: with nnz / rows, the spread of the lengths */
   PetscCount       nnz;        /* entries */
+  PetscCount       heavy;      /* entries in the rows longer than MATGPUMAT_HEAVY_ROW_MEANS x the mean (nnz / rows) */
   PetscBool        compressed; /* only the nonempty rows go to the device */
   /* what they describe */
   PetscObjectState nonzerostate;
@@ -349,7 +353,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatGetRowStatsForBuild(Mat, const MatGPUMatRow
 PETSC_INTERN PetscErrorCode MatGPUMatPlan(Mat);           /* src/base/gpumat_plan.c */
 PETSC_INTERN PetscErrorCode MatGPUMatInvalidatePlan(Mat); /* a kernel parameter changed: plan again, keep the layout */
 PETSC_INTERN PetscErrorCode MatGPUMatUploadRowOffsets(Mat, const PetscInt *, void *); /* src/base/gpumat_mult.c */
-PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, void *, PetscInt *, PetscInt *, PetscReal *); /* src/base/gpumat_rowstats_device.cu */
+PETSC_EXTERN PetscErrorCode MatGPUMatRowStatsOnDevice(PetscInt, const PetscInt *, PetscInt, void *, PetscInt *, PetscInt *, PetscReal *, PetscCount *); /* src/base/gpumat_rowstats_device.cu */
 
 /*
   MPI types (src/base/gpumat_mpi.c): MATMPIAIJ whose diagonal and off-diagonal blocks are seq petscgpumat
