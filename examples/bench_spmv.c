@@ -57,9 +57,11 @@ typedef struct {
   double ksp_s, ksp_speedup, ksp_rnorm;
 } Result;
 
+#define HEAVY_ROW_MEANS 4 /* a row is heavy when longer than this many times the mean: MATGPUMAT_HEAVY_ROW_MEANS, the base's */
+
 typedef struct {
   PetscInt   rows, cols, maxrow, empty;
-  double     nnz, mu, sigma;
+  double     nnz, mu, sigma, heavy; /* heavy: the share of the entries in heavy rows (the choosing type's feature) */
 } MatStats;
 
 static int cmp_double(const void *a, const void *b)
@@ -194,7 +196,7 @@ static PetscErrorCode CreateIrregular(const char *problem, PetscInt n, PetscInt 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Rows, nonzeros, mean and standard deviation of the row lengths, longest row, empty rows */
+/* Rows, nonzeros, mean and standard deviation of the row lengths, longest row, empty rows, the heavy rows' share */
 static PetscErrorCode ComputeStats(Mat A, MatStats *s)
 {
   PetscInt rstart, rend, ncols;
@@ -219,6 +221,16 @@ static PetscErrorCode ComputeStats(Mat A, MatStats *s)
   s->sigma  = PetscSqrtReal(PetscMax(0.0, v[1] / PetscMax(1, s->rows) - s->mu * s->mu));
   s->maxrow = mx[0];
   s->empty  = (PetscInt)v[2];
+  s->heavy  = 0;
+  if (s->maxrow > HEAVY_ROW_MEANS * s->mu) { /* a second pass: rows longer than 4 mu, mu known now */
+    for (PetscInt row = rstart; row < rend; row++) {
+      PetscCall(MatGetRow(A, row, &ncols, NULL, NULL));
+      if (ncols > HEAVY_ROW_MEANS * s->mu) s->heavy += ncols;
+      PetscCall(MatRestoreRow(A, row, &ncols, NULL, NULL));
+    }
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &s->heavy, 1, MPI_DOUBLE, MPI_SUM, PetscObjectComm((PetscObject)A)));
+    s->heavy /= s->nnz;
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 /* k copies of A on the diagonal: real structure at a GPU-filling size (each row keeps its pattern and locality) */
@@ -737,7 +749,7 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&wy));
     PetscCall(MatDestroy(&warm));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s%s%s: %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %.0f, row length mean %.2f, sigma %.2f, max %" PetscInt_FMT ", %" PetscInt_FMT " empty rows", name, fflg ? " from " : "", fflg ? file : "", st.rows, st.cols, st.nnz, st.mu, st.sigma, st.maxrow, st.empty));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix %s%s%s: %" PetscInt_FMT " x %" PetscInt_FMT ", nnz %.0f, row length mean %.2f, sigma %.2f, max %" PetscInt_FMT ", %" PetscInt_FMT " empty rows, %.1f %% of the entries in rows longer than %d x mean", name, fflg ? " from " : "", fflg ? file : "", st.rows, st.cols, st.nnz, st.mu, st.sigma, st.maxrow, st.empty, 100 * st.heavy, HEAVY_ROW_MEANS));
   if (replicate > 1) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " (%" PetscInt_FMT " copies on the diagonal of the %" PetscInt_FMT " x %" PetscInt_FMT " matrix, nnz %.0f)", replicate, src.rows, src.cols, src.nnz));
   if (gpu) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; device copy bandwidth B = %.0f GB/s; median of %" PetscInt_FMT " MatMult, CUDA events\n", bw / 1e9, reps));
   else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "; median of %" PetscInt_FMT " MatMult, wall clock\n", PetscMin(reps, 20)));
@@ -823,7 +835,7 @@ int main(int argc, char **argv)
   if (csvflg) {
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, csv, "w", &fp));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta_minus,speedup_vs_first,stored_over_nnz,convert_s,copy_bw_GBs,rel_err,"
-                                                 "set,base_type,variant,status,mu,sigma,max_row,empty_rows,replicate,src_rows,src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,"
+                                                 "set,base_type,variant,status,mu,sigma,max_row,empty_rows,heavy_share,replicate,src_rows,src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,"
                                                  "ksp,ksp_its,ksp_reason,ksp_s,ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,message\n"));
     for (PetscInt r = 0; r < nres; r++) {
       Result *q = &res[r];
@@ -841,7 +853,7 @@ int main(int argc, char **argv)
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,%.5f,%.5f,%.5f,%.2f,%s,%s,%.4f,%.4f,%.4f,%.1f,%.2e,", name, st.rows, st.cols, st.nnz, q->label, q->median_ms, q->min_ms, q->max_ms, q->gflops, eta[0], eta[1], q->speedup, q->stored_ratio,
                                (q->settype_ms + q->first_ms) * 1e-3, bw / 1e9, q->relerr));
       else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,%s,,,,,,,,,,%.1f,,", name, st.rows, st.cols, st.nnz, q->label, bw / 1e9));
-      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%s,%s,%s,%.3f,%.3f,%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,", set, q->base_type, q->variant, q->ran ? (q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "wrong" : "ok") : (q->failure[0] == 's' ? "skipped" : "refused"), st.mu, st.sigma, st.maxrow, st.empty, replicate, src.rows, src.nnz));
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%s,%s,%s,%.3f,%.3f,%" PetscInt_FMT ",%" PetscInt_FMT ",%.4f,%" PetscInt_FMT ",%" PetscInt_FMT ",%.0f,", set, q->base_type, q->variant, q->ran ? (q->relerr > SpMVResultTolerance(PETSC_MACHINE_EPSILON, (double)st.maxrow) ? "wrong" : "ok") : (q->failure[0] == 's' ? "skipped" : "refused"), st.mu, st.sigma, st.maxrow, st.empty, st.heavy, replicate, src.rows, src.nnz));
       if (q->ran) {
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%.3f,%.3f,%.3f,%.1f,", q->settype_ms, q->first_ms, q->build_ms, q->build_spmv));
         if (q->refresh_ms >= -0.5) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%.3f,%.1f,", q->refresh_ms, q->refresh_spmv));

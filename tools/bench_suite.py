@@ -23,7 +23,7 @@ import argparse, csv, io, os, shlex, subprocess, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 HEADER = ("matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta_minus,speedup_vs_first,stored_over_nnz,"
-          "convert_s,copy_bw_GBs,rel_err,set,base_type,variant,status,mu,sigma,max_row,empty_rows,replicate,src_rows,"
+          "convert_s,copy_bw_GBs,rel_err,set,base_type,variant,status,mu,sigma,max_row,empty_rows,heavy_share,replicate,src_rows,"
           "src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,ksp,ksp_its,ksp_reason,ksp_s,"
           "ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,message").split(",")
 

@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
 """Fit the rule by which the choosing type (autocuda, src/choose/) picks a format from a matrix's row statistics.
 
-    format_rule.py CSV... [--csr TYPE] [--csr-variant VARIANT] [--measured TYPE] [--markdown]
+    format_rule.py CSV... [--csr TYPE] [--csr-variant VARIANT] [--measured TYPE] [--rule A,B,C,D[,E,F]]
+                   [--matrices-dir DIR] [--markdown]
 
 (each CSV one run: the rule is fitted on all of them together)
 
 Reads the suite rows of examples/bench_spmv (-csv; `status` ok, the default variant of each type) and, per matrix,
 the features the base already has (src/base/gpumat_rowstats.c: rows, mean row length mu, its spread sigma, the
-longest row, empty rows) and the SpMV times of the candidates: cuSPARSE CSR (--csr: `csrcuda` once a suite run has
-it, `aijcusparse` as its stand-in before), CMRS and ELLPACK-R. It searches the rule
+longest row, empty rows, the share of the entries in heavy rows: longer than 4 mu) and the SpMV times of the
+candidates: cuSPARSE CSR (--csr: `csrcuda` once a suite run has it, `aijcusparse` as its stand-in before), CMRS and
+ELLPACK-R. The heavy share is the CSV's column `heavy_share` (bench_spmv writes it since 2026-11-28); for the CSVs
+before, --matrices-dir counts it from the real matrices' files (replication on the diagonal keeps it); where it is
+unknown (generated matrices of an older CSV) the CMRS clause below does not apply. It searches the rule
 
-    cuSPARSE CSR   if sigma / mu > A  or  mu > B  or  longest row > D mu   (rows of very different lengths, long rows, one outlier)
+    CMRS           if (sigma / mu > A or longest row > D mu) and mu <= B and nnz >= E and heavy share < F
+                   (rows of very different lengths whose long rows hold few of the entries of a large matrix)
+    cuSPARSE CSR   else if sigma / mu > A  or  mu > B  or  longest row > D mu   (rows of very different lengths, long rows, one outlier)
     ELLPACK-R      else if sigma / mu <= C and no empty rows and longest row <= 4 mu   (regular: its padding guard passes)
     CMRS           else
 
-over a grid of (A, B, C, D), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
+over a grid of (A, B, C, D, E, F), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
 (issue #15's floor), then the geometric mean of (time of the chosen format / time of the best candidate),
 and prints the thresholds, what the rule gives against the best and against `aijcusparse` (beside the ceiling of any
 rule: every matrix given its best candidate), and its worst choices;
@@ -24,15 +30,47 @@ are in src/choose/chooseimpl.h.
 import argparse
 import collections
 import csv
+import gzip
 import math
+import os
 
 GRID_A = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 1e9]
 GRID_B = [16, 24, 32, 48, 64, 96, 128, 1e9]
 GRID_C = [-1, 0.0, 0.01, 0.05, 0.1, 0.2, 0.3]
 GRID_D = [8, 12, 16, 24, 32, 1e9]
+GRID_EF = [(1e18, 0.0)] + [(E, F) for E in (3e6, 1e7) for F in (0.05, 0.1, 0.15, 0.2, 0.3)]
+HEAVY_ROW_MEANS = 4  # MATGPUMAT_HEAVY_ROW_MEANS (include/petscgpumat/private/gpumatimpl.h)
 
 
-def read(paths, csr, csr_variant=""):
+def heavy_share_of_file(path):
+    """The share of the entries in rows longer than HEAVY_ROW_MEANS x the mean, counted from a MatrixMarket file as
+    src/io/matrixmarket.c loads it (symmetric storage mirrored, duplicates merged, explicit zeros kept)"""
+    with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as f:
+        banner = f.readline().lower().split()
+        line = f.readline()
+        while line.startswith("%") or not line.strip():
+            line = f.readline()
+        dims = [int(v) for v in line.split()]
+        if banner[2] == "array":
+            return 0.0  # dense: every row equally long
+        m, n = dims[0], dims[1]
+        mirror = banner[4] != "general"
+        seen = set()
+        for line in f:
+            t = line.split()
+            if len(t) < 2 or t[0].startswith("%"):
+                continue
+            i, j = int(t[0]) - 1, int(t[1]) - 1
+            seen.add(i * n + j)
+            if mirror and i != j:
+                seen.add(j * n + i)
+    lens = collections.Counter(k // n for k in seen)
+    nnz = len(seen)
+    light = HEAVY_ROW_MEANS * nnz // m if m else 0
+    return sum(v for v in lens.values() if v > light) / nnz if nnz else 0.0
+
+
+def read(paths, csr, csr_variant="", matrices_dir="", shares={}):
     times, feats = collections.defaultdict(dict), {}
     for path in paths:
         for r in csv.DictReader(open(path)):
@@ -45,13 +83,23 @@ def read(paths, csr, csr_variant=""):
             for name in names:
                 times[r["matrix"]][name] = float(r["median_ms"])
             if r.get("mu") and r.get("rows"):
-                feats[r["matrix"]] = dict(mu=float(r["mu"]), sigma=float(r["sigma"]), longest=float(r["max_row"]), empty=int(float(r["empty_rows"] or 0)))
+                heavy = float(r["heavy_share"]) if r.get("heavy_share") else None
+                if heavy is None and matrices_dir and r.get("set") == "real":
+                    f = os.path.join(matrices_dir, r["matrix"] + ".mtx.gz")
+                    if r["matrix"] not in shares and os.path.exists(f):
+                        shares[r["matrix"]] = heavy_share_of_file(f)
+                    heavy = shares.get(r["matrix"])
+                feats[r["matrix"]] = dict(mu=float(r["mu"]), sigma=float(r["sigma"]), longest=float(r["max_row"]), empty=int(float(r["empty_rows"] or 0)),
+                                          nnz=float(r["nnz"]), heavy=heavy)
     return {m: t for m, t in times.items() if m in feats and "csr" in t and "cmrs" in t}, feats
 
 
-def choose(f, A, B, C, D):
+def choose(f, A, B, C, D, E=1e18, F=0.0):
     spread = f["sigma"] / f["mu"] if f["mu"] else 0.0
-    if spread > A or f["mu"] > B or f["longest"] > D * f["mu"]:
+    uneven = spread > A or f["longest"] > D * f["mu"]
+    if uneven and f["mu"] <= B and f["nnz"] >= E and f["heavy"] is not None and f["heavy"] < F:
+        return "cmrs"
+    if uneven or f["mu"] > B:
         return "csr"
     if spread <= C and f["empty"] == 0 and f["longest"] <= 4 * f["mu"]:
         return "ellr"
@@ -99,12 +147,14 @@ def main():
     ap.add_argument("--csr-variant", default="", help="the CSR candidate's variant in the CSV (e.g. mat_csr_spmv_alg:1)")
     ap.add_argument("--measured", default="", help="also judge a type timed in the same CSV (e.g. autocuda, or 'autocuda mat_auto_timed:1'): "
                     "against aijcusparse and against the best candidate, as measured")
-    ap.add_argument("--rule", default="", help="A,B,C,D: report this rule (e.g. the shipped one, src/choose/chooseimpl.h: 1,96,0.1,12) "
+    ap.add_argument("--rule", default="", help="A,B,C,D[,E,F]: report this rule (e.g. the shipped one, src/choose/chooseimpl.h: 2,48,0.1,16,1e7,0.15) "
                     "by the candidates' times instead of the fitted one, which is still printed")
+    ap.add_argument("--matrices-dir", default="", help="count the heavy share of the real matrices from their files here (../shared/matrices) "
+                    "where the CSV has no heavy_share column")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
     # each CSV is one run (one GPU, one day): the rule is fitted on all of them at once
-    runs = [(path,) + read([path], a.csr, a.csr_variant) for path in a.csv]
+    runs = [(path,) + read([path], a.csr, a.csr_variant, a.matrices_dir) for path in a.csv]
     for path, times, _ in runs:
         if not times:
             raise SystemExit(f"no matrix with both {a.csr} and cmrscuda timed in {path}")
@@ -112,13 +162,15 @@ def main():
     def score(rule):  # issue #15's order: first no matrix below 0.95x aijcusparse, then the geometric mean over the runs
         return (sum(below(t, f, rule) for _, t, f in runs), math.exp(sum(math.log(judge(t, f, rule)[0]) for _, t, f in runs) / len(runs)))
 
-    fits = sorted(score((A, B, C, D)) + (A, B, C, D) for A in GRID_A for B in GRID_B for C in GRID_C for D in GRID_D)
-    nbelow, g, A, B, C, D = fits[0]
-    rule = (A, B, C, D)
-    print(f"{len(runs)} run(s); cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}")
-    print(f"fitted rule: csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
+    fits = sorted(score((A, B, C, D, E, F)) + (A, B, C, D, E, F) for A in GRID_A for B in GRID_B for C in GRID_C for D in GRID_D for E, F in GRID_EF)
+    nbelow, g, A, B, C, D, E, F = fits[0]
+    rule = (A, B, C, D, E, F)
+    unknown = sorted({m for _, t, f in runs for m in t if f[m]["heavy"] is None})
+    print(f"{len(runs)} run(s); cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}; heavy share unknown for {len(unknown)} matrices")
+    print(f"fitted rule: cmrs if (sigma/mu > {A:g} or longest > {D:g} mu) and mu <= {B:g} and nnz >= {E:g} and heavy share < {F:g}; "
+          f"else csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
     print(f"matrices where its choice is below 0.95x aijcusparse: {nbelow}; geometric mean of chosen/best over the runs {g:.3f}")
-    print("the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}, {d_:g}) {g_:.3f}, {n_} below 0.95x" for n_, g_, a_, b_, c_, d_ in fits[1:4]))
+    print("the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}, {d_:g}, {e_:g}, {f_:g}) {g_:.3f}, {n_} below 0.95x" for n_, g_, a_, b_, c_, d_, e_, f_ in fits[1:4]))
     if a.rule:
         rule = tuple(float(v) for v in a.rule.split(","))
         nbelow, g = score(rule)
@@ -139,6 +191,11 @@ def main():
         print("| matrix | chosen | chosen / best |\n| --- | --- | --- |" if a.markdown else "worst choices:")
         for r, m, pick in worst[:5]:
             print(fmt.format(m, pick, r))
+        taken = [(m, feats[m]) for m in times if choose(feats[m], *rule) != choose(feats[m], *rule[:4])]
+        if taken:
+            print("taken by the heavy-share clause (csr otherwise): " + ", ".join(
+                f"{m} (heavy {f['heavy']:.2f}, cmrs {times[m]['cmrs'] / min(times[m][k] for k in ('csr', 'cmrs', 'ellr') if k in times[m]):.2f}x the best"
+                + (f", {times[m]['cusparse'] / times[m]['cmrs']:.2f}x aijcusparse)" if "cusparse" in times[m] else ")") for m, f in sorted(taken)))
 
 
 if __name__ == "__main__":
