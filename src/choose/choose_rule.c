@@ -5,13 +5,18 @@
   matrix no longer fits the 50 MB L2; docs/data/suite-2026-11-28-H100.csv and suite20m-2026-11-28-H100.csv): chosen /
   best candidate 1.014 and 1.025 (geometric means), against 1.013 and 1.036 for the rule fitted on 5 M alone
   (sigma/mu > 1, mu > 96, longest > 12 mu), which gave rows of sigma/mu 1-2 to CSR where CMRS is 10-30 % faster at
-  20 M (docs/performance.md).
+  20 M (docs/performance.md). The clause of the heavy rows' share (below, fitted the same way with the shares counted
+  from ../shared/matrices) brings the 20 M set to 1.011 of the best (70 of 75 within 5 %, from 64), 5 M unchanged.
 */
 #include "chooseimpl.h"
 
 /*
-  Writes into *k the candidate the rule gives for rows of mean length mu, spread sigma, longest row `longest` and
-  `empty` empty rows, and into why[] the reason in words:
+  Writes into *k the candidate the rule gives for rows of mean length mu, spread sigma, longest row `longest`,
+  `empty` empty rows and the share of the entries in heavy rows, and into why[] the reason in words:
+  - CMRS where lengths differ widely (as below) but the rows longer than 4 mu hold under 15 % of the entries of a
+    matrix of at least 1e7 of them (mu <= 48): beyond the L2, CMRS's strips are the fastest candidate on such rows
+    (20 M suite: 6 matrices whose long rows hold 1-14 %, CMRS 1.14-1.29x aijcusparse), not where the long rows hold
+    most of the work (37-43 % on email-Enron, soc-Slashdot0902, wiki-Vote; tools/format_rule.py --matrices-dir);
   - cuSPARSE CSR where lengths differ widely (sigma / mu > 2: graphs, circuits), where one row is far longer than the
     mean (longest > 16 mu: a warp of CMRS, or a thread of ELLPACK-R with its padding, would process it alone while
     the others wait), or where rows are long (mu > 48: cuSPARSE's kernels are near bandwidth there, and CMRS's
@@ -25,13 +30,18 @@ PetscErrorCode MatAutoCUDARule(const MatGPUMatRowStats *stats, MatAutoCandidate 
   const PetscReal rows = (PetscReal)stats->rows, nnz = (PetscReal)stats->nnz;
   const PetscReal mu = rows > 0 ? nnz / rows : 0.0, var = rows > 0 ? PetscMax(stats->sumsq / rows - mu * mu, 0.0) : 0.0;
   const PetscReal spread = mu > 0 ? PetscSqrtReal(var) / mu : 0.0;
+  const PetscReal heavy  = nnz > 0 ? (PetscReal)stats->heavy / nnz : 0.0;
   const PetscInt  empty  = stats->rows - stats->nzrows;
+  const PetscBool uneven = (PetscBool)(spread > MATAUTO_CSR_SPREAD || (PetscReal)stats->maxlen > MATAUTO_CSR_LONGEST * mu);
 
   PetscFunctionBegin;
   if (!stats->nnz) {
     *k = MATAUTO_CMRS;
     PetscCall(PetscSNPrintf(why, len, "no entries"));
-  } else if (spread > MATAUTO_CSR_SPREAD || mu > MATAUTO_CSR_MEAN || (PetscReal)stats->maxlen > MATAUTO_CSR_LONGEST * mu) {
+  } else if (uneven && mu <= MATAUTO_CSR_MEAN && nnz >= MATAUTO_CMRS_NNZ && heavy < MATAUTO_CMRS_HEAVY) {
+    *k = MATAUTO_CMRS;
+    PetscCall(PetscSNPrintf(why, len, "rows of very different lengths, but the long ones (over %d x mean %.1f) hold only %.1f %% < %g %% of the %.3g entries (sigma/mu %.2f, longest %" PetscInt_FMT ")", MATGPUMAT_HEAVY_ROW_MEANS, (double)mu, (double)(100 * heavy), (double)(100 * MATAUTO_CMRS_HEAVY), (double)nnz, (double)spread, stats->maxlen));
+  } else if (uneven || mu > MATAUTO_CSR_MEAN) {
     *k = MATAUTO_CSR;
     if (spread > MATAUTO_CSR_SPREAD) PetscCall(PetscSNPrintf(why, len, "rows of very different lengths (sigma/mu %.2f > %g; longest %" PetscInt_FMT ", mean %.1f)", (double)spread, (double)MATAUTO_CSR_SPREAD, stats->maxlen, (double)mu));
     else if (mu > MATAUTO_CSR_MEAN) PetscCall(PetscSNPrintf(why, len, "long rows (mean %.1f > %g)", (double)mu, (double)MATAUTO_CSR_MEAN));

@@ -37,6 +37,40 @@ static PetscErrorCode CheckChoice(const char *what, PetscInt m, PetscInt n, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The same for a matrix of millions of entries, made from its CSR arrays (no MatSetValue()) and converted in place;
+   columns consecutive from the diagonal */
+static PetscErrorCode CheckChoiceLarge(const char *what, PetscInt m, const PetscInt len[], MatType expect)
+{
+  Mat          A;
+  MatType      got;
+  PetscBool    same;
+  PetscInt    *ai, *aj;
+  PetscScalar *aa;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(m + 1, &ai));
+  ai[0] = 0;
+  for (PetscInt i = 0; i < m; i++) ai[i + 1] = ai[i] + len[i];
+  PetscCall(PetscMalloc2(ai[m], &aj, ai[m], &aa));
+  for (PetscInt i = 0; i < m; i++) {
+    const PetscInt start = PetscMin(i, m - len[i]);
+
+    for (PetscInt k = 0; k < len[i]; k++) {
+      aj[ai[i] + k] = start + k;
+      aa[ai[i] + k] = 1.0;
+    }
+  }
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, m, m, ai, aj, aa, &A));
+  PetscCall(MatConvert(A, MATSEQAUTOCUDA, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatAutoCUDAGetChoice(A, &got));
+  PetscCall(PetscStrcmp(got, expect, &same));
+  TEST_CHECK(same, "%s (%" PetscInt_FMT " rows, %" PetscInt_FMT " entries): the rule gives %s (expected %s)", what, m, ai[m], got, expect);
+  PetscCall(MatDestroy(&A));
+  PetscCall(PetscFree(ai));
+  PetscCall(PetscFree2(aj, aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt *len, m;
@@ -102,6 +136,20 @@ int main(int argc, char **argv)
     PetscCall(CheckChoice("rows of 50 entries", m, 1000, len, MATSEQCSRCUDA));
     for (PetscInt i = 0; i < m; i++) len[i] = 45; /* below the threshold of 48: regular, for ELLPACK-R */
     PetscCall(CheckChoice("rows of 45 entries", m, 1000, len, MATSEQELLRCUDA));
+  }
+  { /* a few rows far longer than the mean (longest > 16 mu) in a matrix of at least 1e7 entries: CMRS where those rows
+       hold under 15 % of the entries (heavy: longer than 4 mu), CSR where they hold more; below 1e7 entries, CSR */
+    PetscInt *big;
+
+    PetscCall(PetscMalloc1(1250000, &big));
+    for (PetscInt i = 0; i < 1250000; i++) big[i] = i % 12500 ? 8 : 3000;
+    PetscCall(CheckChoiceLarge("rows of 8, every 12500th of 3000 (heavy share 3 %)", 1250000, big, MATSEQCMRSCUDA));
+    PetscCall(CheckChoiceLarge("the same, 1.2 M rows (under 1e7 entries)", 1200000, big, MATSEQCSRCUDA));
+    for (PetscInt i = 0; i < 1250000; i++) big[i] = i % 6250 ? 8 : 8000;
+    PetscCall(CheckChoiceLarge("rows of 8, every 6250th of 8000 (heavy share 14 %)", 1250000, big, MATSEQCMRSCUDA));
+    for (PetscInt i = 0; i < 1200000; i++) big[i] = i % 4000 ? 8 : 8000;
+    PetscCall(CheckChoiceLarge("rows of 8, every 4000th of 8000 (heavy share 20 %)", 1200000, big, MATSEQCSRCUDA));
+    PetscCall(PetscFree(big));
   }
   { /* no entries */
     m = 50;
