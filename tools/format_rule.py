@@ -17,10 +17,11 @@ unknown (generated matrices of an older CSV) the CMRS clause below does not appl
     CMRS           if (sigma / mu > A or longest row > D mu) and mu <= B and nnz >= E and heavy share < F
                    (rows of very different lengths whose long rows hold few of the entries of a large matrix)
     cuSPARSE CSR   else if sigma / mu > A  or  mu > B  or  longest row > D mu   (rows of very different lengths, long rows, one outlier)
+                   or nnz >= E and mu > G and sigma / mu > C   (a large matrix of medium rows that are not regular)
     ELLPACK-R      else if sigma / mu <= C and no empty rows and longest row <= 4 mu   (regular: its padding guard passes)
     CMRS           else
 
-over a grid of (A, B, C, D, E, F), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
+over a grid of (A, B, C, D, E, F, G), minimizing first the number of matrices where the choice is below 0.95x aijcusparse
 (issue #15's floor), then the geometric mean of (time of the chosen format / time of the best candidate),
 and prints the thresholds, what the rule gives against the best and against `aijcusparse` (beside the ceiling of any
 rule: every matrix given its best candidate), and its worst choices;
@@ -38,7 +39,8 @@ GRID_A = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0, 1e9]
 GRID_B = [16, 24, 32, 48, 64, 96, 128, 1e9]
 GRID_C = [-1, 0.0, 0.01, 0.05, 0.1, 0.2, 0.3]
 GRID_D = [8, 12, 16, 24, 32, 1e9]
-GRID_EF = [(1e18, 0.0)] + [(E, F) for E in (3e6, 1e7) for F in (0.05, 0.1, 0.15, 0.2, 0.3)]
+GRID_EF = [(1e18, 0.0)] + [(1e7, F) for F in (0.05, 0.1, 0.15, 0.2, 0.3)]
+GRID_G = [1e18, 12, 16, 24, 32]
 HEAVY_ROW_MEANS = 4  # MATGPUMAT_HEAVY_ROW_MEANS (include/petscgpumat/private/gpumatimpl.h)
 
 
@@ -94,12 +96,13 @@ def read(paths, csr, csr_variant="", matrices_dir="", shares={}):
     return {m: t for m, t in times.items() if m in feats and "csr" in t and "cmrs" in t}, feats
 
 
-def choose(f, A, B, C, D, E=1e18, F=0.0):
+def choose(f, A, B, C, D, E=1e18, F=0.0, G=1e18):
     spread = f["sigma"] / f["mu"] if f["mu"] else 0.0
     uneven = spread > A or f["longest"] > D * f["mu"]
-    if uneven and f["mu"] <= B and f["nnz"] >= E and f["heavy"] is not None and f["heavy"] < F:
+    large = f["nnz"] >= E
+    if uneven and f["mu"] <= B and large and f["heavy"] is not None and f["heavy"] < F:
         return "cmrs"
-    if uneven or f["mu"] > B:
+    if uneven or f["mu"] > B or (large and f["mu"] > G and spread > C):
         return "csr"
     if spread <= C and f["empty"] == 0 and f["longest"] <= 4 * f["mu"]:
         return "ellr"
@@ -147,7 +150,7 @@ def main():
     ap.add_argument("--csr-variant", default="", help="the CSR candidate's variant in the CSV (e.g. mat_csr_spmv_alg:1)")
     ap.add_argument("--measured", default="", help="also judge a type timed in the same CSV (e.g. autocuda, or 'autocuda mat_auto_timed:1'): "
                     "against aijcusparse and against the best candidate, as measured")
-    ap.add_argument("--rule", default="", help="A,B,C,D[,E,F]: report this rule (e.g. the shipped one, src/choose/chooseimpl.h: 2,48,0.1,16,1e7,0.15) "
+    ap.add_argument("--rule", default="", help="A,B,C,D[,E,F[,G]]: report this rule (e.g. the shipped one, src/choose/chooseimpl.h: 2,48,0.1,16,1e7,0.15,16) "
                     "by the candidates' times instead of the fitted one, which is still printed")
     ap.add_argument("--matrices-dir", default="", help="count the heavy share of the real matrices from their files here (../shared/matrices) "
                     "where the CSV has no heavy_share column")
@@ -162,15 +165,17 @@ def main():
     def score(rule):  # issue #15's order: first no matrix below 0.95x aijcusparse, then the geometric mean over the runs
         return (sum(below(t, f, rule) for _, t, f in runs), math.exp(sum(math.log(judge(t, f, rule)[0]) for _, t, f in runs) / len(runs)))
 
-    fits = sorted(score((A, B, C, D, E, F)) + (A, B, C, D, E, F) for A in GRID_A for B in GRID_B for C in GRID_C for D in GRID_D for E, F in GRID_EF)
-    nbelow, g, A, B, C, D, E, F = fits[0]
-    rule = (A, B, C, D, E, F)
+    fits = sorted(score((A, B, C, D, E, F, G)) + (A, B, C, D, E, F, G)
+                  for A in GRID_A for B in GRID_B for C in GRID_C for D in GRID_D for E, F in GRID_EF for G in GRID_G)
+    nbelow, g, A, B, C, D, E, F, G = fits[0]
+    rule = (A, B, C, D, E, F, G)
     unknown = sorted({m for _, t, f in runs for m in t if f[m]["heavy"] is None})
     print(f"{len(runs)} run(s); cuSPARSE CSR candidate: {a.csr}{' ' + a.csr_variant if a.csr_variant else ''}; heavy share unknown for {len(unknown)} matrices")
     print(f"fitted rule: cmrs if (sigma/mu > {A:g} or longest > {D:g} mu) and mu <= {B:g} and nnz >= {E:g} and heavy share < {F:g}; "
-          f"else csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu; ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
+          f"else csr if sigma/mu > {A:g} or mu > {B:g} or longest > {D:g} mu or (nnz >= {E:g} and mu > {G:g} and sigma/mu > {C:g}); "
+          f"ellr if sigma/mu <= {C:g}, no empty rows, longest <= 4 mu; else cmrs")
     print(f"matrices where its choice is below 0.95x aijcusparse: {nbelow}; geometric mean of chosen/best over the runs {g:.3f}")
-    print("the next best rules: " + "; ".join(f"({a_:g}, {b_:g}, {c_:g}, {d_:g}, {e_:g}, {f_:g}) {g_:.3f}, {n_} below 0.95x" for n_, g_, a_, b_, c_, d_, e_, f_ in fits[1:4]))
+    print("the next best rules: " + "; ".join(f"({', '.join(f'{v:g}' for v in r[2:])}) {r[1]:.3f}, {r[0]} below 0.95x" for r in fits[1:4]))
     if a.rule:
         rule = tuple(float(v) for v in a.rule.split(","))
         nbelow, g = score(rule)
@@ -191,11 +196,17 @@ def main():
         print("| matrix | chosen | chosen / best |\n| --- | --- | --- |" if a.markdown else "worst choices:")
         for r, m, pick in worst[:5]:
             print(fmt.format(m, pick, r))
-        taken = [(m, feats[m]) for m in times if choose(feats[m], *rule) != choose(feats[m], *rule[:4])]
+        taken = [(m, feats[m]) for m in times if choose(feats[m], *rule) == "cmrs" and choose(feats[m], *rule[:4]) == "csr"]
         if taken:
             print("taken by the heavy-share clause (csr otherwise): " + ", ".join(
                 f"{m} (heavy {f['heavy']:.2f}, cmrs {times[m]['cmrs'] / min(times[m][k] for k in ('csr', 'cmrs', 'ellr') if k in times[m]):.2f}x the best"
                 + (f", {times[m]['cusparse'] / times[m]['cmrs']:.2f}x aijcusparse)" if "cusparse" in times[m] else ")") for m, f in sorted(taken)))
+        given = [m for m in times if choose(feats[m], *rule) == "csr" and choose(feats[m], *rule[:6]) != "csr"]
+        if given:
+            print("given to csr by the large matrices' mean clause: " + ", ".join(
+                f"{m} (csr {times[m]['csr'] / min(times[m][k] for k in ('csr', 'cmrs', 'ellr') if k in times[m]):.2f}x the best"
+                + (f", {times[m]['cusparse'] / times[m]['csr']:.2f}x aijcusparse, cmrs {times[m]['cusparse'] / times[m]['cmrs']:.2f}x)" if "cusparse" in times[m] else ")")
+                for m in sorted(given)))
 
 
 if __name__ == "__main__":

@@ -17,8 +17,9 @@ typedef enum {
 #define MATAUTO_CSR_LONGEST  16.0 /* or a longest row above this many times the mean */
 #define MATAUTO_ELLR_SPREAD  0.1  /* sigma / mu up to which ELLPACK-R is chosen (with no empty row) ... */
 #define MATAUTO_ELLR_LONGEST 4.0  /* ... and a longest row up to this many times the mean (its padding guard) */
-#define MATAUTO_CMRS_NNZ     1e7  /* CMRS kept, where the spread or the longest row alone would give CSR, in a matrix of at least this many entries ... */
-#define MATAUTO_CMRS_HEAVY   0.15 /* ... whose heavy rows (MATGPUMAT_HEAVY_ROW_MEANS x the mean) hold less than this share of them */
+#define MATAUTO_LARGE_NNZ      1e7  /* a large matrix (beyond the GPU's L2: the 20 M suite) has at least this many entries; in one */
+#define MATAUTO_CMRS_HEAVY     0.15 /* CMRS is kept where the spread or the longest row would give CSR but the heavy rows hold less than this share, */
+#define MATAUTO_CSR_LARGE_MEAN 16.0 /* and CSR chosen where the mean row length is above this and the rows are not regular (sigma / mu > MATAUTO_ELLR_SPREAD) */
 
 /* The timed choice keeps the rule's candidate unless another's median product is faster by more than this fraction */
 #define MATAUTO_TIMED_MARGIN 0.03

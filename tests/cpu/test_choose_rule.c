@@ -137,8 +137,8 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < m; i++) len[i] = 45; /* below the threshold of 48: regular, for ELLPACK-R */
     PetscCall(CheckChoice("rows of 45 entries", m, 1000, len, MATSEQELLRCUDA));
   }
-  { /* a few rows far longer than the mean (longest > 16 mu) in a matrix of at least 1e7 entries: CMRS where those rows
-       hold under 15 % of the entries (heavy: longer than 4 mu), CSR where they hold more; below 1e7 entries, CSR */
+  { /* large matrices (at least 1e7 entries). A few rows far longer than the mean (longest > 16 mu): CMRS where those
+       rows hold under 15 % of the entries (heavy: longer than 4 mu), CSR where they hold more; below 1e7 entries, CSR */
     PetscInt *big;
 
     PetscCall(PetscMalloc1(1250000, &big));
@@ -149,6 +149,13 @@ int main(int argc, char **argv)
     PetscCall(CheckChoiceLarge("rows of 8, every 6250th of 8000 (heavy share 14 %)", 1250000, big, MATSEQCMRSCUDA));
     for (PetscInt i = 0; i < 1200000; i++) big[i] = i % 4000 ? 8 : 8000;
     PetscCall(CheckChoiceLarge("rows of 8, every 4000th of 8000 (heavy share 20 %)", 1200000, big, MATSEQCSRCUDA));
+    /* rows of medium length in a large matrix: CSR where they vary (15 and 25 entries, sigma/mu 0.25), CMRS below 1e7
+       entries, ELLPACK-R where they are regular (27 each, as a 27-point stencil) */
+    for (PetscInt i = 0; i < 600000; i++) big[i] = i % 2 ? 25 : 15;
+    PetscCall(CheckChoiceLarge("rows of 15 and 25 entries (mean 20, sigma/mu 0.25)", 600000, big, MATSEQCSRCUDA));
+    PetscCall(CheckChoiceLarge("the same, 450 000 rows (under 1e7 entries)", 450000, big, MATSEQCMRSCUDA));
+    for (PetscInt i = 0; i < 400000; i++) big[i] = 27;
+    PetscCall(CheckChoiceLarge("rows of 27 entries", 400000, big, MATSEQELLRCUDA));
     PetscCall(PetscFree(big));
   }
   { /* no entries */
