@@ -12,6 +12,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatRegisterRgCSR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterCMRS_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterCSR_Private(void);
 PETSC_INTERN PetscErrorCode MatGPUMatRegisterAuto_Private(void);
+PETSC_INTERN PetscErrorCode MatGPUMatAliasDMMatType_Private(void);
 
 static PetscBool PetscGPUMatPackageInitialized = PETSC_FALSE;
 
@@ -42,6 +43,10 @@ PetscErrorCode PetscGPUMatFinalizePackage(void)
   Unmodified PETSc programs get the same through `-dll_append <prefix>/lib/libpetscgpumat.so`, which makes
   PETSc call `PetscDLLibraryRegister_petscgpumat()`.
 
+  `-dm_mat_type` given as one of the root names (`cmrscuda`, `ellrcuda`, `rgcsrcuda`, `csrcuda`, `autocuda`) is read
+  as the same type's `aij` name (`aijcmrscuda`, ...): DMDA gives its interpolation matrices the DM's type only under
+  a name that begins with `aij`, so multigrid's transfers stay on the GPU either way (`-info` says so).
+
   The types do not need a GPU to be created, converted or bound to the CPU; the first device product does.
 
 .seealso: `PetscGPUMatFinalizePackage()`, `MATSEQELLRCUDA`, `PetscGPUMatDeviceAvailable()`
@@ -67,6 +72,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(MatGPUMatRegisterCMRS_Private());
   PetscCall(MatGPUMatRegisterCSR_Private());
   PetscCall(MatGPUMatRegisterAuto_Private()); /* the choosing type, after its candidates */
+  PetscCall(MatGPUMatAliasDMMatType_Private()); /* -dm_mat_type cmrscuda as aijcmrscuda, for DMDA's interpolations */
   /* the MPI types, which the root names pick on more than one process */
   PetscCall(MatRegister(MATMPIELLRCUDA, MatCreate_MPIAIJELLRCUDA));
   PetscCall(MatRegister(MATMPIRGCSRCUDA, MatCreate_MPIAIJRGCSRCUDA));

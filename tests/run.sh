@@ -175,6 +175,13 @@ ex2cg="-m 40 -n 40 -ksp_monitor_short -pc_type jacobi -vec_type standard -malloc
 same_output cpu-petsc-ex2-ksp-cgfused "'$build/tests/petsc_ex2' $ex2cg -ksp_type cg" "'$build/tests/petsc_ex2' $ex2cg -dll_append '$lib' -ksp_type cgfused"
 # -help lists KSPCGFUSED's own options in an unmodified program (both, each once)
 expect cpu-help-lists-cgfused-options '^2$' bash -c "'$build/tests/petsc_ex2' -m 8 -n 8 -dll_append '$lib' -ksp_type cgfused -help | grep -oE -- '^ +-ksp_cgfused_(fast|lookahead):' | sort -u | wc -l"
+# -dm_mat_type under a root name of ours is read as its aij name: DMDA's interpolation matrix is then ours too, not
+# host AIJ (PCMG with the transfers on the host otherwise), in an unmodified PETSc tutorial
+if [[ -x $build/clients/ex45 ]]; then
+  expect cpu-ex45-dm-mat-type-root-name '^all ours$' bash -c "set -o pipefail; '$build/clients/ex45' -da_grid_x 9 -da_grid_y 9 -da_grid_z 9 -pc_type mg -pc_mg_levels 2 \
+    -dll_append '$lib' -dm_mat_type cmrscuda -mat_view ::ascii_info -malloc_dump -checkfunctionlist |
+    awk '/type: seqaijcmrscuda\$/ {o++} /type: seqaij\$/ {h++} END {print (o >= 3 && !h) ? \"all ours\" : \"host AIJ: \" h + 0 \", ours: \" o + 0}'"
+fi
 if [[ $gpu_reason != available ]]; then
   expect cpu-solve-says-gpu-skipped 'GPU types skipped' "$build/examples/solve" -n 8
   expect cpu-solve-says-why-no-speed-up "speed-ups are relative to aijcusparse, which was skipped" "$build/examples/solve" -types aijcusparse,aij,cmrscuda -n 8

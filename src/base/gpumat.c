@@ -85,6 +85,30 @@ PetscErrorCode MatGPUMatRegisterFormat(const MatGPUFormat *format, PetscErrorCod
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  -dm_mat_type under one of our root names ("cmrscuda") is read as its "aij" root name ("aijcmrscuda", the same types):
+  DMDA gives its interpolation and restriction matrices the DM's type only when that name begins with "aij" (PETSc's
+  dainterp.c), so under the plain root name PCMG's transfers would be host AIJ, copying vectors to the host at every
+  level with nothing of ours to count it. Called once the formats are registered, before any DM reads the option.
+*/
+PetscErrorCode MatGPUMatAliasDMMatType_Private(void)
+{
+  char      type[256], aijroot[256];
+  PetscBool set, match;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_mat_type", type, sizeof(type), &set));
+  for (PetscInt f = 0; set && f < n_registered_formats; f++) {
+    PetscCall(PetscStrcmp(type, registered_roots[f], &match));
+    if (!match) continue;
+    PetscCall(PetscSNPrintf(aijroot, sizeof(aijroot), "aij%s", type));
+    PetscCall(PetscOptionsSetValue(NULL, "-dm_mat_type", aijroot));
+    PetscCall(PetscInfo(NULL, "-dm_mat_type %s is read as %s (the same types), the name under which DMDA gives its interpolation matrices the DM's type\n", type, aijroot));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The registered formats and their root names, for the MPI types' converters */
 PetscErrorCode MatGPUMatRegisteredTypes(PetscInt *n, const MatGPUFormat *const **formats, const char *const **roots)
 {
