@@ -1,7 +1,7 @@
 /*
   The row statistics every format plans from, computed once per nonzero pattern in one pass over the row offsets
-  (two where some rows are heavy: longer than MATGPUMAT_HEAVY_ROW_MEANS x the mean, which the first pass gives)
-  (the host's, or the device's at the build of a large matrix: gpumat_rowstats_device.cu) and kept by the base
+  (the host's, or the device's at the build of a large matrix: gpumat_rowstats_device.cu; on the host a second pass
+  where some row is heavy, longer than MATGPUMAT_HEAVY_ROW_MEANS x the mean the first gives) and kept by the base
   (Mat_GPUMat.rowstats): the formats' automatic parameters (threads per row, CMRS height), the choosing type's rule
   (src/choose/) and the base's compressed rows read them instead of scanning the rows at every query. They describe
   the rows the device copy holds: only the nonempty ones where rows are compressed (MPI off-diagonal blocks), whose

@@ -512,7 +512,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
    (mean > 48), unless the matrix has at least 1e7 entries of which the rows longer than 4 x mean hold under 15 % (CMRS
    then: beyond the GPU's L2 its strips outrun CSR on such rows); in a matrix of at least 1e7 entries also where rows of
    more than 16 entries on average are not regular (sigma/mu > 0.1); ELLPACK-R where they are regular (sigma/mu <= 0.1,
-   no empty row, longest <= 4 x mean: stencils, FEM); CMRS otherwise. The rule was fitted on the suite of real and generated matrices at about 5 M and 20 M nonzeros on an H100 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built and timed on
+   no empty row, longest <= 4 x mean: stencils, FEM); CMRS otherwise. The rule was fitted on the suite of real and generated matrices at about 5 M and 20 M nonzeros on an H100, its large-matrix clauses also on an H200 (`docs/performance.md`). With `-mat_auto_timed` the candidates are instead built and timed on
    the matrix itself (each built once and multiplied 11 times); the fastest is built again unless the rule's candidate
    is within 3 % of it (timing noise on small matrices).
    `MatView()` (`-mat_view ::ascii_info`) says what was chosen and why; `-log_view` counts the choices and their time

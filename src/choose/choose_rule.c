@@ -19,8 +19,8 @@
   `empty` empty rows and the share of the entries in heavy rows, and into why[] the reason in words:
   - CMRS where lengths differ widely (as below) but the rows longer than 4 mu hold under 15 % of the entries of a
     large matrix (at least 1e7 of them; mu <= 48): beyond the L2, CMRS's strips are the fastest candidate on such rows
-    (20 M suite: 6 matrices whose long rows hold 1-14 %, CMRS 1.14-1.29x aijcusparse), not where the long rows hold
-    most of the work (37-43 % on email-Enron, soc-Slashdot0902, wiki-Vote; tools/format_rule.py --matrices-dir);
+    (20 M suite: 6 matrices whose long rows hold 1-14 %, CMRS 1.04-1.29x aijcusparse on an H100 and an H200), not where the long rows hold
+    much of the work (33-43 % on polblogs, email-Enron, soc-Slashdot0902, wiki-Vote; tools/format_rule.py);
   - cuSPARSE CSR where lengths differ widely (sigma / mu > 2: graphs, circuits), where one row is far longer than the
     mean (longest > 16 mu: a warp of CMRS, or a thread of ELLPACK-R with its padding, would process it alone while
     the others wait), where rows are long (mu > 48: cuSPARSE's kernels are near bandwidth there, and CMRS's warps meet

@@ -17,7 +17,7 @@ typedef enum {
 #define MATAUTO_CSR_LONGEST  16.0 /* or a longest row above this many times the mean */
 #define MATAUTO_ELLR_SPREAD  0.1  /* sigma / mu up to which ELLPACK-R is chosen (with no empty row) ... */
 #define MATAUTO_ELLR_LONGEST 4.0  /* ... and a longest row up to this many times the mean (its padding guard) */
-#define MATAUTO_LARGE_NNZ      1e7  /* a large matrix (beyond the GPU's L2: the 20 M suite) has at least this many entries; in one */
+#define MATAUTO_LARGE_NNZ      1e7  /* a large matrix (beyond the GPU's L2: the 20 M suite) has at least this many entries; in a large one */
 #define MATAUTO_CMRS_HEAVY     0.15 /* CMRS is kept where the spread or the longest row would give CSR but the heavy rows hold less than this share, */
 #define MATAUTO_CSR_LARGE_MEAN 16.0 /* and CSR chosen where the mean row length is above this and the rows are not regular (sigma / mu > MATAUTO_ELLR_SPREAD) */
 
