@@ -599,15 +599,17 @@ PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
 }
 
 /*@C
-  MatGPUMatMultDot - z = A x and the partial sums of x'z in one pass of the format's kernel (the fused CG's p'Ap)
+  MatGPUMatMultDot - z = A x and the partial sums of x'z in one pass of the format's kernel (the fused CG's p'Ap), and
+  their sum where asked
 
   Not Collective
 
   Input Parameters:
-+ A       - the matrix
-. xx      - x, a CUDA vector
-. zz      - z, a CUDA vector
-- partial - device space for `MATGPUMAT_MAX_DOT_PARTIALS` sums
++ A    - the matrix
+. xx   - x, a CUDA vector
+. zz   - z, a CUDA vector
+- sums - device space: `partial` for `MATGPUMAT_MAX_DOT_PARTIALS` sums; with `ticket` (a counter at 0, left at 0), also
+         their sum in `*sum`, added by the kernel's last block to finish in a fixed order (`MatGPUMatDotSums`)
 
   Output Parameter:
 . npartial - how many partial sums were written (their sum is x'z, the same bits every time); 0 where nothing was done
@@ -622,7 +624,7 @@ PETSC_INTERN PetscErrorCode MatMult_GPUMat(Mat A, Vec xx, Vec yy)
 
 .seealso: `KSPCGFUSED`, `MatMult()`
 @*/
-PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, PetscInt *npartial)
+PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   Mat_GPUMat    *g;
   PetscBool      xdev, zdev;
@@ -631,6 +633,7 @@ PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, Pet
 
   PetscFunctionBegin;
   PetscCheck(xx != zz, PETSC_COMM_SELF, PETSC_ERR_ARG_IDN, "x and z must be different vectors");
+  PetscCheck(sums->partial && (!sums->ticket || sums->sum), PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The partial sums need device space, and a ticket a place for their sum");
   *npartial = 0;
   if (A->ops->mult != MatMult_GPUMat || A->rmap->n != A->cmap->n || MatGPUMatCheckProductsOn) PetscFunctionReturn(PETSC_SUCCESS);
   g = (Mat_GPUMat *)A->spptr;
@@ -648,7 +651,7 @@ PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, PetscScalar *partial, Pet
   PetscCall(VecGetArrayReadAndMemType(xx, &args.x, &mt));
   PetscCall(VecGetArrayWriteAndMemType(zz, &args.z, &mt));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(g->format->multdot(A, &args, partial, npartial));
+  PetscCall(g->format->multdot(A, &args, sums, npartial));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecRestoreArrayReadAndMemType(xx, &args.x));
   PetscCall(VecRestoreArrayWriteAndMemType(zz, &args.z));

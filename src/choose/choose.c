@@ -435,14 +435,14 @@ static PetscErrorCode MatGPUFormatValueArray_Auto(Mat A, PetscScalar **val, Pets
 }
 
 /* The built candidate's product with x'z in its pass, where it has one (MatGPUMatMultDot(): asked after the build) */
-static PetscErrorCode MatGPUFormatMultDot_Auto(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+static PetscErrorCode MatGPUFormatMultDot_Auto(Mat A, const MatGPUMultArgs *args, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   const MatGPUFormat *f = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatAutoActive_Private(A, &f));
   *npartial = 0;
-  if (f->multdot) PetscCall(f->multdot(A, args, partial, npartial));
+  if (f->multdot) PetscCall(f->multdot(A, args, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

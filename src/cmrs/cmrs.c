@@ -566,7 +566,7 @@ static PetscErrorCode MatGPUFormatMult_CMRS(Mat A, const MatGPUMultArgs *args)
 }
 
 /* z = A x and the partial sums of x'z in the scan kernel's pass, where it runs and splits no group (args NULL: only ask) */
-static PetscErrorCode MatGPUFormatMultDot_CMRS(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+static PetscErrorCode MatGPUFormatMultDot_CMRS(Mat A, const MatGPUMultArgs *args, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   Mat_SeqCMRSCUDA *c;
 
@@ -574,7 +574,7 @@ static PetscErrorCode MatGPUFormatMultDot_CMRS(Mat A, const MatGPUMultArgs *args
   PetscCall(MatCMRSGetData_Private(A, &c));
   *npartial = MatCMRSCUDACanMultDot(c) ? 1 : 0;
   if (!args || !*npartial) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatCMRSCUDALaunchMultScanDot(args->stream, c, args->x, args->z, partial, npartial));
+  PetscCall(MatCMRSCUDALaunchMultScanDot(args->stream, c, args->x, args->z, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -67,13 +67,13 @@ PetscBool MatCMRSCUDACanMultDot(const Mat_SeqCMRSCUDA *c)
   return (PetscBool)(c->warp_strips > 0 && c->strips > 0 && !(c->split.nlong > 0 && c->split.S == c->warp_strips && c->split.H == c->height));
 }
 
-PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   cudaStream_t stream = (cudaStream_t)s;
 
   PetscFunctionBegin;
   PetscCheck(MatCMRSCUDACanMultDot(c), PETSC_COMM_SELF, PETSC_ERR_PLIB, "This CMRS layout has no product with a dot product");
-  PetscCall(with_scan_parameters(c, [&](auto u, auto e) { return MatCMRSScanLaunchMultDot_Private<decltype(u)::value, decltype(e)::value>(stream, c, x, z, partial, npartial); }));
+  PetscCall(with_scan_parameters(c, [&](auto u, auto e) { return MatCMRSScanLaunchMultDot_Private<decltype(u)::value, decltype(e)::value>(stream, c, x, z, sums, npartial); }));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

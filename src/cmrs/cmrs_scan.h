@@ -219,11 +219,11 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H,
 /*
   z = A x as cmrs_mult_scan() computes it (no group split: the same warps' passes, the same bits), the warps striding
   over the groups so that at most MATGPUMAT_MAX_DOT_PARTIALS blocks run, and each block's sum of x[i] z[i] over its
-  rows to partial[blockIdx.x]: each lane's rows in the order it writes them, then the warp's lanes by halving, then the
+  rows to sums.partial[blockIdx.x] (and their sum where sums asks): each lane's rows in the order it writes them, then the warp's lanes by halving, then the
   warps in order (the fused CG's p'Ap without reading p and Ap again)
 */
 template <int S, int U, int E, bool PACKED>
-__global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
+__global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, const MatGPUMatDotSums sums)
 {
   extern __shared__ unsigned char cmrs_smem[];
   const int       warps = blockDim.x / kWarp, warp = threadIdx.x / kWarp;
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, in
   PetscScalar     dot    = 0;
 
   for (long long w = (long long)blockIdx.x * warps + warp; w < groups; w += (long long)gridDim.x * warps) scan_warp<S, U, E, PACKED, false, true>(w, strips, m, H, sp, col, ris, val, x, nullptr, z, none, acc, dot);
-  MatGPUMatBlockSumToPartial(dot, partial);
+  MatGPUMatBlockSumToPartial(dot, sums);
 }
 
 /*
@@ -299,7 +299,7 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
 }
 
 template <int S, int U, int E, bool PACKED>
-void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   const int          warps  = (int)c->plan.block / kWarp;
   const long long    groups = (c->strips + S - 1) / S;
@@ -307,7 +307,7 @@ void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan_dot<S, U, E, PACKED>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-  cmrs_mult_scan_dot<S, U, E, PACKED><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z, partial);
+  cmrs_mult_scan_dot<S, U, E, PACKED><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, z, *sums);
   *npartial = (PetscInt)blocks;
 }
 
@@ -317,4 +317,4 @@ void launch_scan_dot_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const
 template <int U, int E>
 PetscErrorCode MatCMRSScanLaunchMult_Private(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 template <int U, int E>
-PetscErrorCode MatCMRSScanLaunchMultDot_Private(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscInt *);
+PetscErrorCode MatCMRSScanLaunchMultDot_Private(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);

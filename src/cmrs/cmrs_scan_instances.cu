@@ -20,16 +20,16 @@ PetscErrorCode MatCMRSScanLaunchMult_Private(cudaStream_t stream, const Mat_SeqC
 }
 
 template <int U, int E>
-PetscErrorCode MatCMRSScanLaunchMultDot_Private(cudaStream_t stream, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+PetscErrorCode MatCMRSScanLaunchMultDot_Private(cudaStream_t stream, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatWithConstant<1, 2, 4, 8, 16, 32>(c->warp_strips, "CMRS strips per warp", [&](auto s) {
-    if (c->packed) launch_scan_dot_kernel<decltype(s)::value, U, E, true>(c, stream, x, z, partial, npartial);
-    else launch_scan_dot_kernel<decltype(s)::value, U, E, false>(c, stream, x, z, partial, npartial);
+    if (c->packed) launch_scan_dot_kernel<decltype(s)::value, U, E, true>(c, stream, x, z, sums, npartial);
+    else launch_scan_dot_kernel<decltype(s)::value, U, E, false>(c, stream, x, z, sums, npartial);
     return PETSC_SUCCESS;
   }));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template PetscErrorCode MatCMRSScanLaunchMult_Private<CMRS_SCAN_U, CMRS_SCAN_E>(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
-template PetscErrorCode MatCMRSScanLaunchMultDot_Private<CMRS_SCAN_U, CMRS_SCAN_E>(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscInt *);
+template PetscErrorCode MatCMRSScanLaunchMultDot_Private<CMRS_SCAN_U, CMRS_SCAN_E>(cudaStream_t, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);

@@ -263,7 +263,7 @@ static PetscErrorCode MatGPUFormatMult_ELLR(Mat A, const MatGPUMultArgs *args)
 }
 
 /* z = A x and the partial sums of x'z in one pass (the fused CG); every layout can (args NULL: only ask) */
-static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   Mat_SeqELLRCUDA *e;
 
@@ -271,7 +271,7 @@ static PetscErrorCode MatGPUFormatMultDot_ELLR(Mat A, const MatGPUMultArgs *args
   *npartial = 1;
   if (!args) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatELLRGetData_Private(A, &e));
-  PetscCall(MatELLRCUDALaunchMultDot(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->z, partial, npartial));
+  PetscCall(MatELLRCUDALaunchMultDot(args->stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, args->x, args->z, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

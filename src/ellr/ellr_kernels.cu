@@ -10,10 +10,10 @@ PetscErrorCode MatELLRCUDALaunchMult(void *s, PetscInt T, PetscInt m, const int 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatELLRCUDALaunchMultDot(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+PetscErrorCode MatELLRCUDALaunchMultDot(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   PetscFunctionBegin;
-  PetscCall(MatRowGroupLaunchMultDot((cudaStream_t)s, T, MatRowGroupOne{(int)m}, rl, col, val, x, z, partial, npartial));
+  PetscCall(MatRowGroupLaunchMultDot((cudaStream_t)s, T, MatRowGroupOne{(int)m}, rl, col, val, x, z, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -194,7 +194,7 @@ static PetscErrorCode KSPCGFusedReduceDot(MPI_Comm comm, PetscDeviceContext dctx
 /*
   Iteration i's direction (p <- z, or p <- z + b p with b from the host, or with bdevice from the z'r the update kernels
   left on the device; from the second on, x takes the last update's step in the same pass) and product w <- A p, with
-  p'w's partial sums in the product's pass where the operator has one (*np of them; 0: p'w is summed apart)
+  p'w summed in the product's pass where the operator has one (*np partial sums; 0: p'w is summed apart)
 */
 static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Amat, void *stream, PetscInt n, PetscInt i, PetscScalar b, PetscBool bdevice, Vec Z, Vec P, Vec W, Vec X, PetscInt *np)
 {
@@ -213,9 +213,14 @@ static PetscErrorCode KSPCGFusedDirectionProduct(KSP ksp, KSP_CGFused *f, Mat Am
     PetscCall(VecCUDARestoreArray(P, &p));
     f->pending = PETSC_FALSE;
   }
-  /* w <- A p, and p'w's partial sums in the same pass where the format has that product (MatGPUMatMultDot()) */
+  /* w <- A p, and p'w in the same pass where the format has that product (MatGPUMatMultDot(): its last block sums the
+     partial sums into dpi) */
   *np = 0;
-  if (!ksp->transpose_solve) PetscCall(MatGPUMatMultDot(Amat, P, W, f->work.partial, np));
+  if (!ksp->transpose_solve) {
+    const MatGPUMatDotSums sums = {f->work.partial, f->work.ticket + 1, f->work.scalars};
+
+    PetscCall(MatGPUMatMultDot(Amat, P, W, &sums, np));
+  }
   if (!*np) PetscCall(KSP_MatMult(ksp, Amat, P, W));
   f->last_dot = (PetscBool)(*np > 0);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -366,8 +371,7 @@ static PetscErrorCode KSPSolve_CGFusedIterate(KSP ksp, KSP_CGFused *f, PetscBool
     PetscCall(VecCUDAGetArray(R, &r));
     PetscCall(VecCUDAGetArray(W, &z)); /* w, then z in its place */
     if (Dinv) PetscCall(VecCUDAGetArrayRead(Dinv, &d));
-    if (np) PetscCall(KSPCGFusedLaunchFinishDot(stream, np, &f->work)); /* dpi <- p'w from the product's partial sums */
-    else {
+    if (!np) { /* else the product's pass left dpi = p'w */
       const PetscScalar *p;
 
       PetscCall(VecCUDAGetArrayRead(P, &p));

@@ -10,6 +10,7 @@
 namespace
 {
 constexpr int kThreads = KSPCGFUSED_THREADS, kMaxBlocks = KSPCGFUSED_MAX_BLOCKS;
+static_assert(MATGPUMAT_MAX_DOT_PARTIALS <= kMaxBlocks, "a product's partial sums of p'w must fit the first row of the work's partials");
 
 /* the NS sums of the block's threads in sh[k][0], by halving (a fixed tree) */
 template <int NS>
@@ -81,9 +82,9 @@ __device__ void sum_partials(int nb, const PetscScalar *partial, PetscScalar *sc
 }
 
 /* block sums, then sum_partials() by the last block to finish (a ticket): the same order of additions whichever block
-   is last, so the bits of a separate one-block kernel */
+   is last, so the bits of a separate one-block kernel; with mirror (mapped host memory), scalars[0 .. 2] copied there */
 template <int NS>
-__device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars, int first, int keep)
+__device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars, int first, int keep, PetscScalar *mirror)
 {
   __shared__ bool last;
 
@@ -96,7 +97,13 @@ __device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsi
   if (!last) return;
   __threadfence();
   sum_partials<NS>(gridDim.x, partial, scalars, first, keep);
-  if (threadIdx.x == 0) *ticket = 0; /* for the next kernel */
+  if (threadIdx.x == 0) {
+    *ticket = 0; /* for the next kernel */
+    if (mirror) {
+      for (int k = 0; k < 3; k++) mirror[k] = scalars[k]; /* this thread wrote them: program order */
+      __threadfence_system();
+    }
+  }
 }
 
 /*
@@ -131,10 +138,10 @@ __global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScal
   PetscScalar s[1] = {0};
 
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) s[0] += p[i] * w[i];
-  block_sums_last<1>(s, partial, ticket, scalars, 0, 0);
+  block_sums_last<1>(s, partial, ticket, scalars, 0, 0, nullptr);
 }
 
-__global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedStep st, int normsum, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, PetscScalar *scalars, PetscScalar *partial, unsigned int *ticket)
+__global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedStep st, int normsum, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, PetscScalar *scalars, PetscScalar *partial, unsigned int *ticket, PetscScalar *mirror)
 {
   PetscScalar s[2] = {0, 0}, a = 0;
 
@@ -149,13 +156,7 @@ __global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedSt
       s[1] += zi * ri;
     }
   }
-  block_sums_last<2>(s, partial, ticket, scalars, 1, 1);
-}
-
-/* scalars[0] <- the sum of partial[0 .. nb - 1] (a product's partial sums of p'w), in a fixed tree (one block) */
-__global__ void __launch_bounds__(kThreads) cgf_finish(int nb, const PetscScalar *partial, PetscScalar *scalars)
-{
-  sum_partials<1>(nb, partial, scalars, 0, 0);
+  block_sums_last<2>(s, partial, ticket, scalars, 1, 1, mirror);
 }
 
 /* a fixed grid for a given n (the order of the sums depends on it and on nothing else) */
@@ -173,10 +174,17 @@ PetscErrorCode KSPCGFusedWorkCreate(KSPCGFusedWork *w)
   if (!w->partial) PetscCallCUDA(cudaMalloc((void **)&w->partial, 3 * (size_t)kMaxBlocks * sizeof(PetscScalar)));
   if (!w->scalars) PetscCallCUDA(cudaMalloc((void **)&w->scalars, 4 * sizeof(PetscScalar)));
   if (!w->ticket) {
-    PetscCallCUDA(cudaMalloc((void **)&w->ticket, sizeof(unsigned int)));
-    PetscCallCUDA(cudaMemset(w->ticket, 0, sizeof(unsigned int))); /* each kernel that takes a ticket leaves it 0 */
+    PetscCallCUDA(cudaMalloc((void **)&w->ticket, 2 * sizeof(unsigned int)));
+    PetscCallCUDA(cudaMemset(w->ticket, 0, 2 * sizeof(unsigned int))); /* each kernel that takes a ticket leaves it 0 */
   }
-  if (!w->host) PetscCallCUDA(cudaMallocHost((void **)&w->host, 4 * sizeof(PetscScalar)));
+  if (!w->host) {
+    int device, canmap = 0;
+
+    PetscCallCUDA(cudaGetDevice(&device));
+    PetscCallCUDA(cudaDeviceGetAttribute(&canmap, cudaDevAttrCanMapHostMemory, device));
+    PetscCallCUDA(cudaHostAlloc((void **)&w->host, 4 * sizeof(PetscScalar), canmap ? cudaHostAllocMapped : cudaHostAllocDefault));
+    if (canmap) PetscCallCUDA(cudaHostGetDevicePointer((void **)&w->hostdev, w->host, 0));
+  }
   if (!w->done) {
     cudaEvent_t ev;
 
@@ -194,7 +202,7 @@ PetscErrorCode KSPCGFusedWorkDestroy(KSPCGFusedWork *w)
   if (w->ticket) PetscCallCUDA(cudaFree(w->ticket));
   if (w->host) PetscCallCUDA(cudaFreeHost(w->host));
   if (w->done) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)w->done));
-  w->partial = w->scalars = w->host = NULL;
+  w->partial = w->scalars = w->host = w->hostdev = NULL;
   w->ticket                          = NULL;
   w->done                            = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -259,28 +267,15 @@ PetscErrorCode KSPCGFusedLaunchDot(void *stream, PetscInt n, const PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode KSPCGFusedLaunchFinishDot(void *stream, PetscInt n, KSPCGFusedWork *work)
-{
-  static_assert(MATGPUMAT_MAX_DOT_PARTIALS <= kMaxBlocks, "a product's partial sums must fit the first row of the work's partials");
-
-  PetscFunctionBegin;
-  PetscCheck(n > 0 && n <= MATGPUMAT_MAX_DOT_PARTIALS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " partial sums of p'w", n);
-  PetscCall(PetscLogGpuTimeBegin());
-  cgf_finish<<<1, kThreads, 0, (cudaStream_t)stream>>>((int)n, work->partial, work->scalars);
-  PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode KSPCGFusedLaunchUpdate(void *stream, PetscInt n, const KSPCGFusedStep *step, KSPCGFusedNormSum normsum, PetscScalar *r, PetscScalar *zw, const PetscScalar *dinv, KSPCGFusedWork *work)
 {
   const int nb = blocks_for(n);
 
   PetscFunctionBegin;
   PetscCall(PetscLogGpuTimeBegin());
-  cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, *step, (int)normsum, r, zw, dinv, work->scalars, work->partial, work->ticket);
+  cgf_update<<<nb, kThreads, 0, (cudaStream_t)stream>>>((long long)n, *step, (int)normsum, r, zw, dinv, work->scalars, work->partial, work->ticket, work->hostdev);
   PetscCall(MatGPUMatCheckLaunch((cudaStream_t)stream));
-  PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, 3 * sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
+  if (!work->hostdev) PetscCallCUDA(cudaMemcpyAsync(work->host, work->scalars, 3 * sizeof(PetscScalar), cudaMemcpyDeviceToHost, (cudaStream_t)stream));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(PetscLogGpuFlops((dinv ? 7.0 : 6.0) * n));
   PetscFunctionReturn(PETSC_SUCCESS);

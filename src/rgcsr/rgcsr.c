@@ -399,7 +399,7 @@ static PetscErrorCode MatGPUFormatMult_RgCSR(Mat A, const MatGPUMultArgs *args)
 }
 
 /* z = A x and the partial sums of x'z in one pass (the fused CG), where every row is stored (args NULL: only ask) */
-static PetscErrorCode MatGPUFormatMultDot_RgCSR(Mat A, const MatGPUMultArgs *args, PetscScalar *partial, PetscInt *npartial)
+static PetscErrorCode MatGPUFormatMultDot_RgCSR(Mat A, const MatGPUMultArgs *args, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   Mat_SeqRGCSRCUDA *r;
 
@@ -407,7 +407,7 @@ static PetscErrorCode MatGPUFormatMultDot_RgCSR(Mat A, const MatGPUMultArgs *arg
   PetscCall(MatRgCSRGetData_Private(A, &r));
   *npartial = r->m == A->rmap->n ? 1 : 0;
   if (!args || !*npartial) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatRgCSRCUDALaunchMultDot(args->stream, r, args->x, args->z, partial, npartial));
+  PetscCall(MatRgCSRCUDALaunchMultDot(args->stream, r, args->x, args->z, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -17,10 +17,10 @@ PetscErrorCode MatRgCSRCUDALaunchMult(void *s, const Mat_SeqRGCSRCUDA *r, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatRgCSRCUDALaunchMultDot(void *s, const Mat_SeqRGCSRCUDA *r, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+PetscErrorCode MatRgCSRCUDALaunchMultDot(void *s, const Mat_SeqRGCSRCUDA *r, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   PetscFunctionBegin;
-  PetscCall(MatRowGroupLaunchMultDot((cudaStream_t)s, r->T, MatRgCSRGeometry(r), r->d_rl, r->d_col, r->d_val, x, z, partial, npartial));
+  PetscCall(MatRowGroupLaunchMultDot((cudaStream_t)s, r->T, MatRgCSRGeometry(r), r->d_rl, r->d_col, r->d_val, x, z, sums, npartial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -228,17 +228,33 @@ static PetscErrorCode CompareIndefinite(MatType type, PetscBool expect_fused)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the order in which a product's last block adds its grid's partial sums (MatGPUMatBlockSumToPartial()): lane l of one
+   warp those of blocks l, l + 32, ..., then the lanes by halving */
+static PetscScalar LastBlockSum(const PetscScalar *partial, PetscInt n)
+{
+  PetscScalar lane[32] = {0};
+
+  for (int l = 0; l < 32; l++)
+    for (PetscInt b = l; b < n; b += 32) lane[l] += partial[b];
+  for (int off = 16; off > 0; off /= 2)
+    for (int l = 0; l < off; l++) lane[l] += lane[l + off];
+  return lane[0];
+}
+
 /*
   MatGPUMatMultDot() against MatMult() and VecDot() (outputs poisoned first): where the layout has the product with the
   dot (ELLPACK-R, RgCSR; CMRS's scan kernel without split groups), z to the bit and the sum of the partial sums within
-  rounding of x'z, the same bits twice; elsewhere nothing done. *npartial (if not NULL): how many partial sums
+  rounding of x'z, the same bits twice; asked with a ticket, the sum its last block adds is bitwise the host's in that
+  order and the ticket is left at 0; elsewhere nothing done. *npartial (if not NULL): how many partial sums
 */
 static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect, PetscInt *npartial)
 {
-  Vec          x, z0, z1;
-  PetscScalar *d_partial, h_partial[MATGPUMAT_MAX_DOT_PARTIALS], sum = 0, again = 0, ref;
-  PetscInt     np = -1, np2 = -1, m;
-  PetscBool    same;
+  Vec              x, z0, z1;
+  PetscScalar     *d_partial, *d_sum, h_partial[MATGPUMAT_MAX_DOT_PARTIALS], sum = 0, again = 0, ref, dsum;
+  unsigned int    *d_ticket, ticket = 1;
+  PetscInt         np = -1, np2 = -1, m;
+  PetscBool        same;
+  MatGPUMatDotSums sums;
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateVecs(A, &x, &z0));
@@ -251,23 +267,37 @@ static PetscErrorCode CheckMultDot(Mat A, const char *what, PetscBool expect, Pe
   PetscCall(VecDot(x, z0, &ref));
   PetscCall(VecSet(z1, PETSC_MAX_REAL)); /* poison */
   PetscCallCUDA(cudaMalloc((void **)&d_partial, sizeof(h_partial)));
+  PetscCallCUDA(cudaMalloc((void **)&d_sum, sizeof(PetscScalar)));
+  PetscCallCUDA(cudaMalloc((void **)&d_ticket, sizeof(unsigned int)));
   PetscCallCUDA(cudaMemset(d_partial, 0xff, sizeof(h_partial)));
-  PetscCall(MatGPUMatMultDot(A, x, z1, d_partial, &np));
+  PetscCallCUDA(cudaMemset(d_sum, 0xff, sizeof(PetscScalar))); /* poison: NaN */
+  PetscCallCUDA(cudaMemset(d_ticket, 0, sizeof(unsigned int)));
+  sums.partial = d_partial;
+  sums.ticket  = NULL;
+  sums.sum     = NULL;
+  PetscCall(MatGPUMatMultDot(A, x, z1, &sums, &np));
   TEST_CHECK((np > 0) == expect && np <= MATGPUMAT_MAX_DOT_PARTIALS, "%s: MatGPUMatMultDot() %s (%" PetscInt_FMT " partial sums)", what, expect ? "done" : "not done, as this layout has no such product", np);
   if (np > 0) {
     PetscCall(VecEqual(z0, z1, &same));
     PetscCallCUDA(cudaDeviceSynchronize());
     PetscCallCUDA(cudaMemcpy(h_partial, d_partial, (size_t)np * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
     for (PetscInt k = 0; k < np; k++) sum += h_partial[k];
-    PetscCall(MatGPUMatMultDot(A, x, z1, d_partial, &np2));
+    sums.ticket = d_ticket; /* the second time with the sum */
+    sums.sum    = d_sum;
+    PetscCall(MatGPUMatMultDot(A, x, z1, &sums, &np2));
     PetscCallCUDA(cudaDeviceSynchronize());
     PetscCallCUDA(cudaMemcpy(h_partial, d_partial, (size_t)np2 * sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(&dsum, d_sum, sizeof(PetscScalar), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(&ticket, d_ticket, sizeof(unsigned int), cudaMemcpyDeviceToHost));
     for (PetscInt k = 0; k < np2; k++) again += h_partial[k];
     TEST_CHECK(same, "%s: MatGPUMatMultDot()'s z is MatMult()'s to the bit", what);
     TEST_CHECK(PetscAbsScalar(sum - ref) <= 1e-12 * PetscMax(PetscAbsScalar(ref), 1.0) && sum == again && np == np2, "%s: the partial sums add to x'z (%.17g against VecDot()'s %.17g), the same bits twice", what, (double)PetscRealPart(sum), (double)PetscRealPart(ref));
+    TEST_CHECK(dsum == LastBlockSum(h_partial, np2) && ticket == 0, "%s: the last block's sum of the partial sums is the host's in its order to the bit (%.17g against %.17g), the ticket left at 0 (%u)", what, (double)PetscRealPart(dsum), (double)PetscRealPart(LastBlockSum(h_partial, np2)), ticket);
   }
   if (npartial) *npartial = np;
   PetscCallCUDA(cudaFree(d_partial));
+  PetscCallCUDA(cudaFree(d_sum));
+  PetscCallCUDA(cudaFree(d_ticket));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&z0));
   PetscCall(VecDestroy(&z1));

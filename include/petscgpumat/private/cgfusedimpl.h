@@ -5,8 +5,8 @@
 /*
   The fused CG's kernels (src/ksp/cgfused_kernels.cu). Sums are deterministic: each of at most
   KSPCGFUSED_MAX_BLOCKS blocks of KSPCGFUSED_THREADS threads adds its strided elements in order and its threads in a
-  fixed tree, then one block (the last of the grid to finish, or a kernel of one block for a product's partial sums)
-  adds the blocks' sums in a fixed tree: the same bits run to run.
+  fixed tree, then the last block of the grid to finish adds the blocks' sums in a fixed tree (a product's p'w: as
+  MatGPUMatBlockSumToPartial() does): the same bits run to run.
 */
 #define KSPCGFUSED_THREADS    256
 #define KSPCGFUSED_MAX_BLOCKS 1024
@@ -19,12 +19,15 @@ typedef enum {
 } KSPCGFusedNormSum;
 
 /* Device scratch of one solve: block partial sums (3 x KSPCGFUSED_MAX_BLOCKS), the scalars (dpi, norm sum, z'r, and
-   the z'r before it), their pinned host copy, the ticket by which a grid's last block knows it is last, and the event
-   after each iteration's copy to the host */
+   the z'r before it), their pinned host copy (mapped: hostdev is its device address, where the update kernel writes
+   the first three itself, so that no copy stands in the stream between the update and the next direction; NULL where
+   the device cannot map host memory, then a copy does), the tickets by which a grid's last block knows it is last
+   (ticket[0] the update's, ticket[1] the product's), and the event after each iteration's update */
 typedef struct {
   PetscScalar  *partial;
   PetscScalar  *scalars;
   PetscScalar  *host;
+  PetscScalar  *hostdev;
   unsigned int *ticket;
   void         *done; /* cudaEvent_t */
 } KSPCGFusedWork;
@@ -53,12 +56,11 @@ PETSC_INTERN PetscErrorCode KSPCGFusedRecordDone(void *, KSPCGFusedWork *);
 PETSC_INTERN PetscErrorCode KSPCGFusedWaitDone(KSPCGFusedWork *);
 /* scalars[0] <- p'w */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchDot(void *, PetscInt, const PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
-/* scalars[0] <- the sum of partial[0 .. n - 1], p'w's partial sums that the product wrote (MatGPUMatMultDot()) */
-PETSC_INTERN PetscErrorCode KSPCGFusedLaunchFinishDot(void *, PetscInt, KSPCGFusedWork *);
 /*
   Where the step is taken (else nothing changes): r <- r - a w, z <- dinv .* r (z <- r without dinv) in w's array,
   scalars[3] <- scalars[2] (the z'r before), and scalars[1], scalars[2] <- the squared norm chosen, z'r; then the first
-  three scalars are copied to the host (not waited for). x is left for the next direction (KSPCGFusedStep)
+  three scalars reach the host copy (written there by the kernel, or copied after it; not waited for). x is left for
+  the next direction (KSPCGFusedStep)
 */
 PETSC_INTERN PetscErrorCode KSPCGFusedLaunchUpdate(void *, PetscInt, const KSPCGFusedStep *, KSPCGFusedNormSum, PetscScalar *, PetscScalar *, const PetscScalar *, KSPCGFusedWork *);
 /* scalars[0] to host[0] (tohost) or back, on the stream, not waited for: p'w's reduction over the ranks */

@@ -145,7 +145,7 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMult(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScan(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscBool      MatCMRSCUDACanMultDot(const Mat_SeqCMRSCUDA *);
-PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscInt *);
+PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *, const Mat_SeqCMRSCUDA *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchPack(void *, PetscInt, PetscInt, PetscInt, PetscCount, const PetscInt *, unsigned int *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchUnpackColumns(void *, PetscCount, const unsigned int *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatCMRSCUDALaunchMultBlock(void *, const Mat_SeqCMRSCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);

@@ -63,5 +63,5 @@ PETSC_INTERN PetscErrorCode MatELLRCUDALaunchGather(void *, PetscInt, PetscInt, 
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchFill(void *, PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *, int *, int *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat, MatELLRLayout *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultBlock(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
-PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultDot(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscInt *);
+PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultDot(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultTranspose(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscScalar *);

@@ -2,6 +2,7 @@
 
 /* What every format's CUDA file needs: PETSc's CUDA macros and the check after each kernel launch */
 #include <petscdevice_cuda.h>
+#include <petscgpumat/private/gpumatimpl.h> /* MatGPUMatDotSums */
 
 /* Launch errors are caught at once; asynchronous kernel faults at the next synchronization, or here in debug builds */
 static inline PetscErrorCode MatGPUMatCheckLaunch(cudaStream_t stream)
@@ -33,12 +34,16 @@ __device__ __forceinline__ PetscScalar MatGPUMatAddRN(PetscScalar a, PetscScalar
 }
 
 /*
-  The end of a product with a dot product (the formats' multdot): partial[blockIdx.x] <- the block's sum of its threads'
-  dot, in a fixed order (each warp's lanes by halving, then the warps in order). Every thread of the block calls it
+  The end of a product with a dot product (the formats' multdot): sums.partial[blockIdx.x] <- the block's sum of its
+  threads' dot, in a fixed order (each warp's lanes by halving, then the warps in order); with sums.ticket, the grid's
+  last block to finish then adds the partial sums into *sums.sum: lane l of its first warp those of blocks l, l + 32,
+  ... in turn, then the lanes by halving (16, 8, 4, 2, 1), an order that does not depend on which block is last.
+  Every thread of the block calls it
 */
-__device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, PetscScalar *partial)
+__device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, const MatGPUMatDotSums &sums)
 {
   __shared__ PetscScalar warpsum[1024 / 32];
+  __shared__ bool        last;
 
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_down_sync(0xffffffffu, dot, offset);
@@ -48,7 +53,26 @@ __device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, Pets
     PetscScalar sum = 0;
 
     for (unsigned int w = 0; w < blockDim.x / 32; w++) sum += warpsum[w];
-    partial[blockIdx.x] = sum;
+    sums.partial[blockIdx.x] = sum;
+    if (sums.ticket) {
+      __threadfence(); /* this block's partial sum before its ticket */
+      last = atomicAdd(sums.ticket, 1u) == gridDim.x - 1;
+    }
+  }
+  if (!sums.ticket) return;
+  __syncthreads();
+  if (!last || threadIdx.x >= 32) return;
+  __threadfence();
+  {
+    PetscScalar s = 0;
+
+    for (unsigned int b = threadIdx.x; b < gridDim.x; b += 32) s += __ldcg(sums.partial + b); /* from L2: other blocks wrote them */
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) s += __shfl_down_sync(0xffffffffu, s, offset);
+    if (threadIdx.x == 0) {
+      *sums.sum    = s;
+      *sums.ticket = 0; /* for the next product */
+    }
   }
 }
 

@@ -53,8 +53,17 @@ typedef struct {
 /* The most vectors a format's block kernel (multblock: Z = A X for a dense block X) takes at once */
 #define MATGPUMAT_MAX_BLOCK 8
 
-/* The most partial sums of x'z a format's product with a dot product (multdot) writes (one block adds them after) */
+/* The most partial sums of x'z a format's product with a dot product (multdot) writes */
 #define MATGPUMAT_MAX_DOT_PARTIALS 1024
+
+/* Where a product with a dot product (multdot, MatGPUMatMultDot()) leaves x'z, all on the device: its partial sums in
+   partial[0 .. MATGPUMAT_MAX_DOT_PARTIALS - 1]; with ticket (a counter at 0), also their sum in *sum, added in a fixed
+   order by the grid's last block to finish, which leaves the ticket at 0 again (one launch fewer than a kernel of its own) */
+typedef struct {
+  PetscScalar  *partial;
+  unsigned int *ticket; /* optional */
+  PetscScalar  *sum;    /* with ticket */
+} MatGPUMatDotSums;
 
 /* A row is heavy when it is longer than this many times the mean row length (MatGPUMatRowStats.heavy) */
 #define MATGPUMAT_HEAVY_ROW_MEANS 4
@@ -108,9 +117,10 @@ struct _MatGPUFormat {
   PetscErrorCode (*copycsr)(Mat, void *, const PetscInt *, PetscInt *, PetscScalar *, PetscBool *);
   /* optional: z = A x of a square A whose rows are all on the device (args->y NULL), z to the bit as mult gives it,
      and in the same pass x'z as at most MATGPUMAT_MAX_DOT_PARTIALS partial sums, each over a fixed set of rows in a
-     fixed order, to partial[0 .. *npartial - 1] on the device (the fused CG's p'Ap without reading p and Ap again);
-     args NULL: only ask whether the layout on the device can (*npartial > 0) */
-  PetscErrorCode (*multdot)(Mat, const MatGPUMultArgs *, PetscScalar *, PetscInt *);
+     fixed order, to sums->partial[0 .. *npartial - 1] on the device and with sums->ticket their sum to *sums->sum
+     (MatGPUMatDotSums; the fused CG's p'Ap without reading p and Ap again); args NULL: only ask whether the layout on
+     the device can (*npartial > 0) */
+  PetscErrorCode (*multdot)(Mat, const MatGPUMultArgs *, const MatGPUMatDotSums *, PetscInt *);
   /* optional: the built layout's device array that holds the values in the CSR's order, and its length (*val NULL:
      the layout keeps them otherwise); a value refresh then uploads the host values into it, with no temporary */
   PetscErrorCode (*valuearray)(Mat, PetscScalar **, PetscCount *);
@@ -328,7 +338,7 @@ static inline PetscBool MatGPUMatBuildRefused(PetscErrorCode ierr)
   return (PetscBool)(ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_MEM || ierr == PETSC_ERR_GPU_RESOURCE);
 }
 PETSC_INTERN PetscErrorCode MatGPUMatSyncDevice(Mat);
-PETSC_EXTERN PetscErrorCode MatGPUMatMultDot(Mat, Vec, Vec, PetscScalar *, PetscInt *); /* exported for the tests */
+PETSC_EXTERN PetscErrorCode MatGPUMatMultDot(Mat, Vec, Vec, const MatGPUMatDotSums *, PetscInt *); /* exported for the tests */
 PETSC_INTERN PetscErrorCode MatGPUMatCheckDeviceMemory(Mat, size_t, const char *);
 PETSC_INTERN PetscErrorCode MatGPUMatCheckPadding(const char *, const char *, const char *, PetscInt, PetscCount, PetscInt, PetscCount, PetscReal);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);

@@ -80,6 +80,6 @@ PETSC_INTERN PetscErrorCode MatRgCSRCUDABuildGroups(Mat, void *, PetscInt, Petsc
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchGather(void *, const Mat_SeqRGCSRCUDA *, const PetscInt *, PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
-PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultDot(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *, PetscScalar *, PetscInt *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultDot(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *);

@@ -105,10 +105,11 @@ __global__ void __launch_bounds__(MATROWGROUP_BLOCK, Geometry::min_blocks(T)) ro
 /*
   z = A x as rowgroup_mult() computes it (the same row sums: the same bits), the blocks striding over the stored rows so
   that at most MATGPUMAT_MAX_DOT_PARTIALS run, and each block's sum of x[i] z[i] over its rows (in the order of its
-  strides, then MatGPUMatBlockSumToPartial()'s) to partial[blockIdx.x]: the fused CG's p'Ap in the product's pass
+  strides, then MatGPUMatBlockSumToPartial()'s) to sums.partial[blockIdx.x], and their sum where sums asks: the fused
+  CG's p'Ap in the product's pass
 */
 template <int T, class Geometry>
-__global__ void __launch_bounds__(MATROWGROUP_BLOCK, Geometry::min_blocks(T)) rowgroup_mult_dot(Geometry geo, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, PetscScalar *__restrict__ partial)
+__global__ void __launch_bounds__(MATROWGROUP_BLOCK, Geometry::min_blocks(T)) rowgroup_mult_dot(Geometry geo, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ z, const MatGPUMatDotSums sums)
 {
   const long long total = (long long)geo.m * T;
   PetscScalar     dot   = 0;
@@ -126,7 +127,7 @@ __global__ void __launch_bounds__(MATROWGROUP_BLOCK, Geometry::min_blocks(T)) ro
       dot += x[i] * sum;
     }
   }
-  MatGPUMatBlockSumToPartial(dot, partial);
+  MatGPUMatBlockSumToPartial(dot, sums);
 }
 
 /* z += A^T x: the lanes scatter their entries of stored row p, scaled by x at its matrix row, with atomics (order not reproducible) */
@@ -225,14 +226,14 @@ static inline PetscErrorCode MatRowGroupLaunchMult(cudaStream_t stream, PetscInt
 }
 
 template <class Geometry>
-static inline PetscErrorCode MatRowGroupLaunchMultDot(cudaStream_t stream, PetscInt T, const Geometry &geo, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z, PetscScalar *partial, PetscInt *npartial)
+static inline PetscErrorCode MatRowGroupLaunchMultDot(cudaStream_t stream, PetscInt T, const Geometry &geo, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
   const unsigned int nb = PetscMin(MatRowGroupBlocks((long long)geo.m * T), (unsigned int)MATGPUMAT_MAX_DOT_PARTIALS);
 
   PetscFunctionBegin;
   *npartial = geo.m ? (PetscInt)nb : 0;
   if (!geo.m) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatRowGroupWithT(T, [&](auto t) { rowgroup_mult_dot<decltype(t)::value><<<nb, MATROWGROUP_BLOCK, 0, stream>>>(geo, rl, col, val, x, z, partial); }));
+  PetscCall(MatRowGroupWithT(T, [&](auto t) { rowgroup_mult_dot<decltype(t)::value><<<nb, MATROWGROUP_BLOCK, 0, stream>>>(geo, rl, col, val, x, z, *sums); }));
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
