@@ -10,6 +10,9 @@
 namespace
 {
 constexpr int kThreads = KSPCGFUSED_THREADS, kMaxBlocks = KSPCGFUSED_MAX_BLOCKS;
+/* blocks an SM must hold at once (a full SM of 2048 threads): then all kMaxBlocks blocks of a vector kernel are resident
+   together on a GPU of 128 SMs or more (H100, H200: 132), with no second wave; p'w's kernel took 40 registers without it */
+constexpr int kMinBlocksPerSM = 2048 / kThreads;
 static_assert(MATGPUMAT_MAX_DOT_PARTIALS <= kMaxBlocks, "a product's partial sums of p'w must fit the first row of the work's partials");
 
 /* the NS sums of the block's threads in sh[k][0], by halving (a fixed tree) */
@@ -110,7 +113,7 @@ __device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsi
   p <- z + b p (b from the host, or with bdevice scalars[2] / scalars[3]: this z'r over the one before, as the update
   kernels left them, the host's division), and with x the step of the last update, x <- x + a p with p before it changes
 */
-__global__ void __launch_bounds__(kThreads) cgf_direction(long long n, PetscScalar bhost, int bdevice, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p, PetscScalar *__restrict__ x)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) cgf_direction(long long n, PetscScalar bhost, int bdevice, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *__restrict__ z, PetscScalar *__restrict__ p, PetscScalar *__restrict__ x)
 {
   const PetscScalar b = bdevice ? scalars[2] / scalars[3] : bhost;
   PetscScalar       a = 0;
@@ -125,7 +128,7 @@ __global__ void __launch_bounds__(kThreads) cgf_direction(long long n, PetscScal
 }
 
 /* out <- x + a p where the step is taken, else x (out may be x) */
-__global__ void __launch_bounds__(kThreads) cgf_solution(long long n, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *x, const PetscScalar *__restrict__ p, PetscScalar *out)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) cgf_solution(long long n, KSPCGFusedStep st, const PetscScalar *scalars, const PetscScalar *x, const PetscScalar *__restrict__ p, PetscScalar *out)
 {
   PetscScalar a    = 0;
   const bool  step = cgf_step(st, scalars, a);
@@ -133,7 +136,7 @@ __global__ void __launch_bounds__(kThreads) cgf_solution(long long n, KSPCGFused
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) out[i] = step ? cgf_xstep(x[i], a, p[i]) : x[i];
 }
 
-__global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) cgf_dot(long long n, const PetscScalar *__restrict__ p, const PetscScalar *__restrict__ w, PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars)
 {
   PetscScalar s[1] = {0};
 
@@ -141,7 +144,7 @@ __global__ void __launch_bounds__(kThreads) cgf_dot(long long n, const PetscScal
   block_sums_last<1>(s, partial, ticket, scalars, 0, 0, nullptr);
 }
 
-__global__ void __launch_bounds__(kThreads) cgf_update(long long n, KSPCGFusedStep st, int normsum, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, PetscScalar *scalars, PetscScalar *partial, unsigned int *ticket, PetscScalar *mirror)
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM) cgf_update(long long n, KSPCGFusedStep st, int normsum, PetscScalar *__restrict__ r, PetscScalar *__restrict__ zw, const PetscScalar *__restrict__ dinv, PetscScalar *scalars, PetscScalar *partial, unsigned int *ticket, PetscScalar *mirror)
 {
   PetscScalar s[2] = {0, 0}, a = 0;
 
