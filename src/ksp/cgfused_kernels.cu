@@ -89,16 +89,8 @@ __device__ void sum_partials(int nb, const PetscScalar *partial, PetscScalar *sc
 template <int NS>
 __device__ void block_sums_last(PetscScalar (&s)[NS], PetscScalar *partial, unsigned int *ticket, PetscScalar *scalars, int first, int keep, PetscScalar *mirror)
 {
-  __shared__ bool last;
-
   block_sums<NS>(s, partial);
-  if (threadIdx.x == 0) {
-    __threadfence(); /* this block's partials before its ticket */
-    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  __threadfence();
+  if (!MatGPUMatLastBlock(ticket)) return;
   sum_partials<NS>(gridDim.x, partial, scalars, first, keep);
   if (threadIdx.x == 0) {
     *ticket = 0; /* for the next kernel */

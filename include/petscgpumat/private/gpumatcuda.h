@@ -34,6 +34,24 @@ __device__ __forceinline__ PetscScalar MatGPUMatAddRN(PetscScalar a, PetscScalar
 }
 
 /*
+  Whether this block is the last of its grid to get here, by a ticket (a device counter at 0; the last block sets it
+  back to 0 when it is done with it): thread 0 has written the block's results before the call, and the last block then
+  sees every block's (read them from L2, __ldcg: other blocks wrote them). Every thread of the block calls it
+*/
+__device__ __forceinline__ bool MatGPUMatLastBlock(unsigned int *ticket)
+{
+  __shared__ bool last;
+
+  if (threadIdx.x == 0) {
+    __threadfence(); /* this block's results before its ticket */
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+/*
   The end of a product with a dot product (the formats' multdot): sums.partial[blockIdx.x] <- the block's sum of its
   threads' dot, in a fixed order (each warp's lanes by halving, then the warps in order); with sums.ticket, the grid's
   last block to finish then adds the partial sums into *sums.sum: lane l of its first warp those of blocks l, l + 32,
@@ -43,7 +61,6 @@ __device__ __forceinline__ PetscScalar MatGPUMatAddRN(PetscScalar a, PetscScalar
 __device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, const MatGPUMatDotSums &sums)
 {
   __shared__ PetscScalar warpsum[1024 / 32];
-  __shared__ bool        last;
 
 #pragma unroll
   for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_down_sync(0xffffffffu, dot, offset);
@@ -54,15 +71,8 @@ __device__ __forceinline__ void MatGPUMatBlockSumToPartial(PetscScalar dot, cons
 
     for (unsigned int w = 0; w < blockDim.x / 32; w++) sum += warpsum[w];
     sums.partial[blockIdx.x] = sum;
-    if (sums.ticket) {
-      __threadfence(); /* this block's partial sum before its ticket */
-      last = atomicAdd(sums.ticket, 1u) == gridDim.x - 1;
-    }
   }
-  if (!sums.ticket) return;
-  __syncthreads();
-  if (!last || threadIdx.x >= 32) return;
-  __threadfence();
+  if (!sums.ticket || !MatGPUMatLastBlock(sums.ticket) || threadIdx.x >= 32) return;
   {
     PetscScalar s = 0;
 
