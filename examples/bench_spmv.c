@@ -22,7 +22,8 @@ static const char help[] = "SpMV (and KSP) benchmark of PETSc matrix types, GPU 
                            "  -alpha <a>                              Pareto exponent of -problem powerlaw, 1.1..4 (default 2; smaller: longer rows)\n"
                            "  -ksp <none|auto|cg|cgfused|gmres>       also solve A x = b (b = A 1) with each type: CG (auto: symmetric with a\n"
                            "                                          positive diagonal) or GMRES(30), Jacobi, -ksp_rtol (1e-8), -ksp_max_it (1000);\n"
-                           "                                          cgfused: petscgpumat's KSPCGFUSED (CG with fused GPU iterations)\n"
+                           "                                          cgfused: petscgpumat's KSPCGFUSED (CG with fused GPU iterations);\n"
+                           "                                          GPU types: time per iteration against CG's bound (beta+ + 8 vector passes) / B\n"
                            "                                          CPU types solve only matrices of at most 4 M nonzeros\n";
 
 /*
@@ -47,6 +48,7 @@ typedef struct {
   char   label[320], base_type[64], variant[256];
   double settype_ms, first_ms, build_ms, build_spmv, refresh_ms, refresh_spmv, median_ms, min_ms, max_ms, gflops, eta_plus, eta_minus, relerr, speedup;
   double stored_ratio;
+  double beta_plus; /* bytes of one product at best (spmv_metrics.h) */
   size_t device_bytes;
   PetscBool gpu, ran;
   char   failure[512]; /* why the type refused the matrix (or was skipped); empty if it ran */
@@ -323,6 +325,19 @@ static PetscErrorCode ClearVariantOptions(char opts[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A timed solve's time per iteration (microseconds; 0 without iterations) */
+static double KSPIterationMicroseconds(const Result *res)
+{
+  return res->its > 0 ? res->ksp_s / (double)res->its * 1e6 : 0.0;
+}
+
+/* CG's iteration bound (spmv_metrics.h) for the type's stored bytes at the copy bandwidth B, microseconds; 0 for a
+   CPU type (B is the GPU's) */
+static double KSPBoundMicroseconds(const Result *res, const MatStats *st, double bw)
+{
+  return res->gpu && bw > 0 ? SpMVCGIterationBound(res->beta_plus, (double)st->rows, (double)sizeof(PetscScalar), bw) * 1e6 : 0.0;
+}
+
 /* Solve A x = b with B (the type under test): one 3-iteration warm-up, then one timed solve from x = 0 */
 static PetscErrorCode SolveWith(Mat B, Vec bhost, const char *ksptype, PetscReal rtol, PetscInt maxit, Result *res)
 {
@@ -570,6 +585,7 @@ static PetscErrorCode BenchType(Mat A, const MatStats *st, const char *type, con
     const SpMVMetrics met = SpMVMetricsCompute(st->rows, nnz, stored, index_count, sv, si, res->median_ms * 1e-3, bw);
 
     res->gflops    = met.gflops;
+    res->beta_plus = met.beta_plus;
     res->eta_plus  = res->gpu ? met.eta_plus : -1;
     res->eta_minus = res->gpu ? met.eta_minus : -1;
   }
@@ -823,20 +839,26 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "speed-up: median time of %s / median time of the type; stored: stored entries / nnz; build: conversion from AIJ + first product - one product (ms, and in products; GPU types: the median of three builds of fresh copies, the first included); refresh: an entry set again on the host (same pattern), then the assembly and the product that upload the values - one product (ms, median of 5)\n", base >= 0 ? res[base].label : "-"));
   if (ksptype) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6s %6s %10s %10s %11s %13s %10s\n", "KSP", "its", "reason", "solve s", "speed-up", "res. norm", "+ build s", "speed-up"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6s %6s %10s %10s %11s %13s %10s %9s %9s %7s\n", "KSP", "its", "reason", "solve s", "speed-up", "res. norm", "+ build s", "speed-up", "us/it", "bound us", "ratio"));
     for (PetscInt r = 0; r < nres; r++)
       if (res[r].ran && res[r].ksp[0]) {
         const double with = res[r].ksp_s + res[r].build_ms * 1e-3, basewith = base >= 0 && res[base].ksp[0] ? res[base].ksp_s + res[base].build_ms * 1e-3 : 0;
+        const double it_us = KSPIterationMicroseconds(&res[r]), bound_us = KSPBoundMicroseconds(&res[r], &st, bw);
+        char         bound[2][16] = {"-", "-"}; /* CPU types: none (B is the GPU's bandwidth) */
 
-        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6" PetscInt_FMT " %6d %10.4f %10.3f %11.3e %13.4f %10.3f\n", res[r].label, res[r].its, res[r].reason, res[r].ksp_s, res[r].ksp_speedup, res[r].ksp_rnorm, with, basewith > 0 && with > 0 ? basewith / with : 0.0));
+        if (bound_us > 0) {
+          PetscCall(PetscSNPrintf(bound[0], sizeof(bound[0]), "%.1f", bound_us));
+          PetscCall(PetscSNPrintf(bound[1], sizeof(bound[1]), "%.3f", it_us / bound_us));
+        }
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%-44s %6" PetscInt_FMT " %6d %10.4f %10.3f %11.3e %13.4f %10.3f %9.1f %9s %7s\n", res[r].label, res[r].its, res[r].reason, res[r].ksp_s, res[r].ksp_speedup, res[r].ksp_rnorm, with, basewith > 0 && with > 0 ? basewith / with : 0.0, it_us, bound[0], bound[1]));
       }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "+ build: the solve with the matrix's device build (the build column above) added: what a program's first solve pays for the matrix\n"));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "+ build: the solve with the matrix's device build (the build column above) added: what a program's first solve pays for the matrix; us/it: the solve's time per iteration; bound: an iteration's bytes at best (the product's beta+ and %d more passes over a vector, %d in all; types not of this library counted as CSR) / B; ratio: us/it over the bound\n", SPMV_CG_VECTOR_PASSES - 2, SPMV_CG_VECTOR_PASSES));
   }
   if (csvflg) {
     PetscCall(PetscFOpen(PETSC_COMM_WORLD, csv, "w", &fp));
     PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta_minus,speedup_vs_first,stored_over_nnz,convert_s,copy_bw_GBs,rel_err,"
                                                  "set,base_type,variant,status,mu,sigma,max_row,empty_rows,heavy_share,replicate,src_rows,src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,"
-                                                 "ksp,ksp_its,ksp_reason,ksp_s,ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,message\n"));
+                                                 "ksp,ksp_its,ksp_reason,ksp_s,ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,ksp_it_us,ksp_bound_us,message\n"));
     for (PetscInt r = 0; r < nres; r++) {
       Result *q = &res[r];
       char    msg[512], eta[2][32];
@@ -860,8 +882,13 @@ int main(int argc, char **argv)
         else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ",,"));
         PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%.2f,%d,", q->device_bytes / 1048576.0, (int)q->gpu));
       } else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ",,,,,,,%d,", (int)q->gpu));
-      if (q->ran && q->ksp[0]) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%d,%.5f,%.4f,%.3e,%.5f,", q->ksp, q->its, q->reason, q->ksp_s, q->ksp_speedup, q->ksp_rnorm, q->ksp_s + q->build_ms * 1e-3));
-      else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ",,,,,,,"));
+      if (q->ran && q->ksp[0]) {
+        const double bound_us = KSPBoundMicroseconds(q, &st, bw);
+
+        PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s,%" PetscInt_FMT ",%d,%.5f,%.4f,%.3e,%.5f,%.2f,", q->ksp, q->its, q->reason, q->ksp_s, q->ksp_speedup, q->ksp_rnorm, q->ksp_s + q->build_ms * 1e-3, KSPIterationMicroseconds(q)));
+        if (bound_us > 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%.2f,", bound_us));
+        else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ","));
+      } else PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, ",,,,,,,,,"));
       PetscCall(PetscFPrintf(PETSC_COMM_WORLD, fp, "%s\n", msg));
     }
     PetscCall(PetscFClose(PETSC_COMM_WORLD, fp));

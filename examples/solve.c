@@ -4,7 +4,7 @@ every type solves exactly the same system. For each type a first solve is timed 
 conversion, the device build of the matrix, the preconditioner's setup), then R solves. The table reports the\n\
 iterations, the true relative residual ||b - A x||/||b|| and the\n\
 error ||x - x_exact||_inf/||x_exact||_inf (both computed on the host AIJ matrix), the minimum solve\n\
-time, the first solve with setup, the MatMult count per solve and time per call (from PETSc logging, one log\n\
+time and its time per iteration (bench_spmv -ksp puts it beside the bandwidth bound), the first solve with setup, the MatMult count per solve and time per call (from PETSc logging, one log\n\
 stage per type), and the speed-ups relative to the first type (the GPU and its libraries are initialized before\n\
 any type is timed).\n\n\
 Options:\n\
@@ -430,6 +430,7 @@ static PetscErrorCode PrintTable(MPI_Comm comm, PetscInt ntypes, const TypeResul
     C_RES,
     C_ERR,
     C_SOLVE,
+    C_ITER,
     C_FIRST,
     C_MMCOUNT,
     C_MM,
@@ -452,7 +453,7 @@ static PetscErrorCode PrintTable(MPI_Comm comm, PetscInt ntypes, const TypeResul
   for (PetscInt c = 0; c < NCOL; c++) show[c] = (PetscBool)(c != C_MMGPU || gpucol);
 
   {
-    const char *head[NCOL] = {"type", "its", "reason", "rel. residual", "error", "solve (s)", "first solve with setup (s)", "MatMult count", "MatMult (ms) each", "MatMult GPU (ms) each", speedup, firstspeedup};
+    const char *head[NCOL] = {"type", "its", "reason", "rel. residual", "error", "solve (s)", "per iteration (ms)", "first solve with setup (s)", "MatMult count", "MatMult (ms) each", "MatMult GPU (ms) each", speedup, firstspeedup};
 
     for (PetscInt c = 0; c < NCOL; c++) PetscCall(PetscStrncpy(cell[0][c], head[c], sizeof(cell[0][c])));
   }
@@ -469,6 +470,7 @@ static PetscErrorCode PrintTable(MPI_Comm comm, PetscInt ntypes, const TypeResul
     PetscCall(PetscSNPrintf(row[C_RES], len, "%.3e", (double)r->relres));
     if (r->err >= 0) PetscCall(PetscSNPrintf(row[C_ERR], len, "%.3e", (double)r->err));
     PetscCall(PetscSNPrintf(row[C_SOLVE], len, "%.4e", r->tsolve));
+    if (r->its > 0) PetscCall(PetscSNPrintf(row[C_ITER], len, "%.4e", r->tsolve / (double)r->its * 1e3));
     PetscCall(PetscSNPrintf(row[C_FIRST], len, "%.4e", r->tfirst));
     if (r->mm_count >= 0) {
       PetscCall(PetscSNPrintf(row[C_MMCOUNT], len, "%.6g", r->mm_count));

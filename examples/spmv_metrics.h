@@ -29,6 +29,18 @@ static inline SpMVMetrics SpMVMetricsCompute(double rows, double nnz, double ent
 }
 
 /*
+  The time a CG iteration cannot go below (issue #16's bound): the product's bytes at best (beta+: the matrix, x and y
+  once each) and 8 more passes over a vector of `rows` values (PCJacobi's CG, fused: x, r and p updated, z formed,
+  two sums), 10 vector passes in all, at the copy bandwidth
+*/
+#define SPMV_CG_VECTOR_PASSES 10
+
+static inline double SpMVCGIterationBound(double beta_plus, double rows, double s_v, double bandwidth)
+{
+  return (beta_plus + (SPMV_CG_VECTOR_PASSES - 2) * s_v * rows) / bandwidth;
+}
+
+/*
   The largest relative error ||y - y_ref|| / ||y_ref|| (y_ref in float64) a correct product may show: the rounding
   of a sum of up to maxrow products, with margin, in the working precision's epsilon (1e-13 on a 7-point stencil in
   double, 5e-5 in single). A fixed 1e-10 flagged every single-precision result as wrong.

@@ -107,6 +107,9 @@ prog cpu-choose-rule "${vg[@]}" "$build/tests/cpu/test_choose_rule" -malloc_dump
 # KSPCGFUSED on host vectors: PETSc's own CG, bit for bit; its wrapper of KSPCG leaves nothing behind
 prog cpu-cgfused-host "${vg[@]}" "$build/tests/gpu/test_gpu_cgfused" -host -malloc_dump -checkfunctionlist
 prog cpu-bench-metrics "$build/tests/cpu/test_metrics"
+# bench_spmv's KSP mode: the time per iteration in its CSV, under the header the suite's driver expects
+expect cpu-bench-ksp-csv 'same header ksp_it_us [0-9]' bash -c "'$build/examples/bench_spmv' -problem lap2d5 -n 20 -types aij -ksp cg -csv '$logs/bench-ksp.csv' >/dev/null &&
+  python3 -c 'import csv, sys; sys.path.insert(0, \"$root/tools\"); import bench_suite; r = list(csv.reader(open(\"$logs/bench-ksp.csv\"))); d = dict(zip(r[0], r[1])); print((\"same header\" if r[0] == bench_suite.HEADER else \"header differs\"), \"ksp_it_us\", d[\"ksp_it_us\"] if float(d[\"ksp_it_us\"]) > 0 else \"none\")'"
 prog cpu-matrixmarket "${vg[@]}" "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 prog cpu-matrixmarket-np2 mpiexec -n 2 "$build/tests/cpu/test_matrixmarket" -matrices_dir "$matrices"
 # the MPI types on 1, 2 and 3 ranks (creation paths, blocks, options, host products)

@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = ("matrix,rows,cols,nnz,type,median_ms,min_ms,max_ms,gflops,eta_plus,eta_minus,speedup_vs_first,stored_over_nnz,"
           "convert_s,copy_bw_GBs,rel_err,set,base_type,variant,status,mu,sigma,max_row,empty_rows,heavy_share,replicate,src_rows,"
           "src_nnz,settype_ms,first_ms,build_ms,build_spmv,refresh_ms,refresh_spmv,device_MB,gpu,ksp,ksp_its,ksp_reason,ksp_s,"
-          "ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,message").split(",")
+          "ksp_speedup_vs_first,ksp_rnorm,ksp_with_build_s,ksp_it_us,ksp_bound_us,message").split(",")
 
 GPU_TYPES = "aijcusparse,sellcuda,ellrcuda,cmrscuda,rgcsrcuda,csrcuda,autocuda"
 SORT = "mat_rgcsr_sort_window:1000000000"  # reordering on (global window; the type's 2 % rule still applies)

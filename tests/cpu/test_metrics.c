@@ -37,6 +37,10 @@ int main(int argc, char **argv)
   TEST_CHECK(Close(r.gflops, 0.0035), "GFLOPS of the padded single-precision case: %g (0.0035)", r.gflops);
   TEST_CHECK(Close(r.beta_plus, 104) && Close(r.eta_plus, 0.026), "beta+ %g (104), eta+ %g (0.026)", r.beta_plus, r.eta_plus);
   TEST_CHECK(Close(r.beta_minus, 124) && Close(r.eta_minus, 0.031), "beta- %g (124), eta- %g (0.031)", r.beta_minus, r.eta_minus);
+  /* CG's bound: the 4x4 example's product (beta+ 176 bytes, two of its passes over 4 doubles among them) and 8 more
+     passes over 4 doubles = 176 + 8*8*4 = 432 bytes, at 1e9 B/s: 4.32e-7 s */
+  r = SpMVMetricsCompute(4, 8, 8, 4, 8, 4, 1e-6, 1e9);
+  TEST_CHECK(Close(SpMVCGIterationBound(r.beta_plus, 4, 8, 1e9), 4.32e-7), "CG's iteration bound of the 4x4 example: %g s (4.32e-7 by hand)", SpMVCGIterationBound(r.beta_plus, 4, 8, 1e9));
   /* the correctness threshold follows the precision: a single-precision 7-point product (1.7e-7 measured on the
      H100) passes, a double one must stay far below the old fixed 1e-10 */
   TEST_CHECK(SpMVResultTolerance(1.1920929e-07, 7) > 1.7e-7 && SpMVResultTolerance(1.1920929e-07, 7) < 1e-3, "single-precision tolerance for 7 entries per row: %.2e", SpMVResultTolerance(1.1920929e-07, 7));
