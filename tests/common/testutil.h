@@ -131,10 +131,10 @@ static inline PetscErrorCode TestCreateLaplacian(PetscInt dim, PetscInt k, Mat *
 */
 static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt mean, const char *kind, PetscInt seed, Mat *A)
 {
-  PetscRandom r;
-  PetscInt   *cols, *perm;
-  PetscScalar *vals;
-  PetscBool   powerlaw, denserow, emptyrows;
+  PetscRandom  r;
+  PetscInt    *perm, *swap, *ai, *aj, *nnz, cap;
+  PetscScalar *aa;
+  PetscBool    powerlaw, denserow, emptyrows;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(kind, "powerlaw", &powerlaw));
@@ -143,15 +143,17 @@ static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt m
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &r));
   PetscCall(PetscRandomSetSeed(r, (unsigned long)seed));
   PetscCall(PetscRandomSeed(r));
-  PetscCall(MatCreate(PETSC_COMM_SELF, A));
-  PetscCall(MatSetSizes(*A, m, n, m, n));
-  PetscCall(MatSetType(*A, MATSEQAIJ));
-  PetscCall(MatSeqAIJSetPreallocation(*A, PetscMin(n, 2 * mean + 1), NULL));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* long rows exceed the preallocation */
-  PetscCall(PetscMalloc3(n, &cols, n, &vals, n, &perm));
+  /* the rows in CSR first, so that the matrix is preallocated exactly: long rows inserted beyond a preallocation
+     reallocate the whole matrix every few entries, minutes under valgrind */
+  cap = m * (2 * mean + 1) + n + 1;
+  PetscCall(PetscMalloc4(n, &perm, n, &swap, m + 1, &ai, m, &nnz));
+  PetscCall(PetscMalloc2(cap, &aj, cap, &aa));
+  for (PetscInt c = 0; c < n; c++) perm[c] = c;
+  ai[0] = 0;
   for (PetscInt i = 0; i < m; i++) {
     PetscReal u;
-    PetscInt  len;
+    PetscInt  len, *cols;
+    PetscScalar *vals;
 
     PetscCall(PetscRandomGetValueReal(r, &u));
     if (powerlaw) len = (PetscInt)PetscMin((PetscReal)n, 1 + mean * 0.3 / PetscPowReal(u + 1e-3, 1.2));
@@ -159,8 +161,22 @@ static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt m
     if (denserow && i == m / 2) len = n;
     if (emptyrows && i % 3 == 1) len = 0;
     len = PetscMin(len, n);
-    /* len distinct random columns: partial Fisher-Yates */
-    for (PetscInt c = 0; c < n; c++) perm[c] = c;
+    if (ai[i] + len > cap) {
+      PetscInt    *aj2;
+      PetscScalar *aa2;
+
+      cap = 2 * (ai[i] + len);
+      PetscCall(PetscMalloc2(cap, &aj2, cap, &aa2));
+      PetscCall(PetscArraycpy(aj2, aj, ai[i]));
+      PetscCall(PetscArraycpy(aa2, aa, ai[i]));
+      PetscCall(PetscFree2(aj, aa));
+      aj = aj2;
+      aa = aa2;
+    }
+    cols = aj + ai[i];
+    vals = aa + ai[i];
+    /* len distinct random columns: partial Fisher-Yates on the identity, undone below in O(len) rather than resetting
+       all n columns every row */
     for (PetscInt c = 0; c < len; c++) {
       PetscReal v;
       PetscInt  s, t;
@@ -172,13 +188,29 @@ static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt m
       perm[c] = perm[s];
       perm[s] = t;
       cols[c] = perm[c];
+      swap[c] = s;
       PetscCall(TestRandomValue(r, &vals[c]));
       if (i % 7 == 3 && c == 0) vals[c] = 0; /* an explicit zero */
     }
-    if (len) PetscCall(MatSetValues(*A, 1, &i, len, cols, vals, INSERT_VALUES));
+    for (PetscInt c = len - 1; c >= 0; c--) {
+      const PetscInt t = perm[c];
+
+      perm[c]       = perm[swap[c]];
+      perm[swap[c]] = t;
+    }
+    PetscCall(PetscSortIntWithScalarArray(len, cols, vals));
+    ai[i + 1] = ai[i] + len;
   }
-  PetscCall(PetscFree3(cols, vals, perm));
   PetscCall(PetscRandomDestroy(&r));
+  for (PetscInt i = 0; i < m; i++) nnz[i] = ai[i + 1] - ai[i];
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 0, nnz));
+  for (PetscInt i = 0; i < m; i++)
+    if (nnz[i]) PetscCall(MatSetValues(*A, 1, &i, nnz[i], aj + ai[i], aa + ai[i], INSERT_VALUES));
+  PetscCall(PetscFree4(perm, swap, ai, nnz));
+  PetscCall(PetscFree2(aj, aa));
   PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
