@@ -347,15 +347,18 @@ static PetscErrorCode TestScanExact(void)
 /* The generated set, then three matrices with very long rows */
 static PetscErrorCode CreateSplitCase(PetscInt idx, char name[], size_t len, Mat *A, PetscBool *more)
 {
-  PetscInt ngen = 0;
+  static PetscInt ngen = -1; /* the generated set's size, counted once: building it again for every case cost minutes under valgrind */
 
   PetscFunctionBeginUser;
-  for (PetscBool g = PETSC_TRUE; g; ngen++) {
-    Mat B;
+  if (ngen < 0) {
+    ngen = 0;
+    for (PetscBool g = PETSC_TRUE; g; ngen++) {
+      Mat B;
 
-    PetscCall(TestCreateGenerated(ngen, name, len, &B, &g));
-    PetscCall(MatDestroy(&B));
-    if (!g) break;
+      PetscCall(TestCreateGenerated(ngen, name, len, &B, &g));
+      PetscCall(MatDestroy(&B));
+      if (!g) break;
+    }
   }
   *more = PETSC_TRUE;
   if (idx < ngen) PetscCall(TestCreateGenerated(idx, name, len, A, more));
