@@ -207,6 +207,7 @@ static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt m
   PetscCall(MatSetSizes(*A, m, n, m, n));
   PetscCall(MatSetType(*A, MATSEQAIJ));
   PetscCall(MatSeqAIJSetPreallocation(*A, 0, nnz));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* callers may add entries after assembly */
   for (PetscInt i = 0; i < m; i++)
     if (nnz[i]) PetscCall(MatSetValues(*A, 1, &i, nnz[i], aj + ai[i], aa + ai[i], INSERT_VALUES));
   PetscCall(PetscFree4(perm, swap, ai, nnz));
