@@ -346,7 +346,8 @@ PetscErrorCode MatGPUMatSyncDevice(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
+/* whether v is a CUDA vector not bound to the CPU: its device array is the one to read and write */
+PetscErrorCode MatGPUMatVecIsOnDevice(Vec v, PetscBool *ondevice)
 {
   PetscBool iscuda, bound;
 
@@ -359,7 +360,7 @@ static PetscErrorCode VecIsOnDevice_Private(Vec v, PetscBool *ondevice)
 
 /*
   MatGPUMatDeviceSolve - x = solve(F, b) for a factor whose solve reads and writes device arrays (cuSPARSE's
-  triangular solves, aijcusparse's and ours, the dense LU's product): b and x that are not on the device (VecIsOnDevice_Private()) go
+  triangular solves, aijcusparse's and ours, the dense LU's product): b and x that are not on the device (MatGPUMatVecIsOnDevice()) go
   through CUDA copies. PETSc's optimized build does not check a vector's type before taking its device array, so a host vector (KSP
   ex10's VecLoad()ed right-hand side, the reduced spaces of SNES's VI solvers) gave a wrong solution without an error
   (H100: a relative residual of 9.75).
@@ -374,8 +375,8 @@ PetscErrorCode MatGPUMatDeviceSolve(Mat F, Vec b, Vec x, PetscErrorCode (*solve)
   void              *stream;
 
   PetscFunctionBegin;
-  PetscCall(VecIsOnDevice_Private(b, &bdev));
-  PetscCall(VecIsOnDevice_Private(x, &xdev));
+  PetscCall(MatGPUMatVecIsOnDevice(b, &bdev));
+  PetscCall(MatGPUMatVecIsOnDevice(x, &xdev));
   if (bdev && xdev) {
     PetscCall((*solve)(F, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -418,9 +419,9 @@ static PetscErrorCode MatGPUMatHostProduct_Private(Mat A, Vec xx, Vec yy, Vec zz
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatDefaultVecType(&want));
-  PetscCall(VecIsOnDevice_Private(xx, &dev)); /* the first host vector of x, y, z names the cause */
+  PetscCall(MatGPUMatVecIsOnDevice(xx, &dev)); /* the first host vector of x, y, z names the cause */
   if (dev && yy) {
-    PetscCall(VecIsOnDevice_Private(yy, &dev));
+    PetscCall(MatGPUMatVecIsOnDevice(yy, &dev));
     host = yy;
   }
   if (dev) host = zz;
@@ -513,9 +514,9 @@ static PetscErrorCode MatGPUMatProduct_Private(Mat A, Vec xx, Vec yy, Vec zz, Pe
   Vec                ysave;
 
   PetscFunctionBegin;
-  PetscCall(VecIsOnDevice_Private(xx, &xdev));
-  PetscCall(VecIsOnDevice_Private(zz, &zdev));
-  if (yy) PetscCall(VecIsOnDevice_Private(yy, &ydev));
+  PetscCall(MatGPUMatVecIsOnDevice(xx, &xdev));
+  PetscCall(MatGPUMatVecIsOnDevice(zz, &zdev));
+  if (yy) PetscCall(MatGPUMatVecIsOnDevice(yy, &ydev));
   if (!xdev || !ydev || !zdev) {
     PetscCall(MatGPUMatHostProduct_Private(A, xx, yy, zz, trans));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -638,8 +639,8 @@ PetscErrorCode MatGPUMatMultDot(Mat A, Vec xx, Vec zz, const MatGPUMatDotSums *s
   if (A->ops->mult != MatMult_GPUMat || A->rmap->n != A->cmap->n || MatGPUMatCheckProductsOn) PetscFunctionReturn(PETSC_SUCCESS);
   g = (Mat_GPUMat *)A->spptr;
   if (!g->format->multdot || !A->rmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VecIsOnDevice_Private(xx, &xdev));
-  PetscCall(VecIsOnDevice_Private(zz, &zdev));
+  PetscCall(MatGPUMatVecIsOnDevice(xx, &xdev));
+  PetscCall(MatGPUMatVecIsOnDevice(zz, &zdev));
   if (!xdev || !zdev) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatSyncDevice(A));
   if (g->cai) PetscFunctionReturn(PETSC_SUCCESS); /* compressed rows: the empty rows' zeros are the base's to write */

@@ -632,6 +632,53 @@ static PetscErrorCode CheckProductAYPX(const char *type)
 }
 
 /*
+  MatGetDiagonal() into a device vector stays on the device (PCJACOBI's set-up, every level of GAMG and PCMG): the
+  vector is not left valid only on the host, so the device reciprocal and norm that follow copy nothing to the device;
+  the values are AIJ's, missing diagonal entries (zeros) and rectangular matrices included; the output poisoned first
+*/
+static PetscErrorCode CheckDiagonalOnDevice(const char *type)
+{
+  const PetscInt sizes[3][2] = {
+    {300, 300},
+    {200, 300},
+    {300, 200}
+  };
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  for (PetscInt c = 0; c < 3; c++) {
+    Mat       Ah, A;
+    Vec       v, vh;
+    PetscInt  up[2];
+    PetscReal diff;
+
+    PetscCall(TestCreateRandom(sizes[c][0], sizes[c][1], 5, "emptyrows", 50 + c, &Ah)); /* about 2 rows in 100 have their diagonal */
+    for (PetscInt i = 0; i < PetscMin(sizes[c][0], sizes[c][1]); i += 3) PetscCall(MatSetValue(Ah, i, i, 2.0 + i, INSERT_VALUES));
+    PetscCall(MatAssemblyBegin(Ah, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(Ah, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatCreateVecs(A, NULL, &v));
+    PetscCall(MatCreateVecs(Ah, NULL, &vh));
+    PetscCall(VecSet(v, PETSC_MAX_REAL));
+    PetscCall(EventCount("VecCUDACopyTo", &up[0]));
+    PetscCall(MatGetDiagonal(A, v));
+    PetscCall(VecShift(v, 1.0)); /* device ops, as PCJACOBI's: with v valid only on the host the first copies it up */
+    PetscCall(VecNorm(v, NORM_2, &diff));
+    PetscCall(EventCount("VecCUDACopyTo", &up[1]));
+    PetscCall(MatGetDiagonal(Ah, vh));
+    PetscCall(VecShift(vh, 1.0));
+    PetscCall(VecAXPY(vh, -1.0, v));
+    PetscCall(VecNorm(vh, NORM_INFINITY, &diff));
+    TEST_CHECK(up[1] == up[0] && diff == 0, "%s %" PetscInt_FMT "x%" PetscInt_FMT ": MatGetDiagonal into a device vector leaves it on the device (%" PetscInt_FMT " host-to-device vector copies after) and equals AIJ's (difference %g)", type, sizes[c][0], sizes[c][1], up[1] - up[0], (double)diff);
+    PetscCall(VecDestroy(&v));
+    PetscCall(VecDestroy(&vh));
+    PetscCall(MatDestroy(&A));
+    PetscCall(MatDestroy(&Ah));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Zero pivots of the device factor, as SeqAIJ's host factor has them: a zero on the diagonal is the factor's error
   (MatFactorGetError(): a KSP's PC then fails, the solve says why), a missing diagonal entry an error at once
 */
@@ -1321,6 +1368,7 @@ int main(int argc, char **argv)
     PetscCall(CheckDeviceFactorRefused(types[t]));
     PetscCall(CheckCPUSolve(types[t]));
     PetscCall(CheckProductAYPX(types[t]));
+    PetscCall(CheckDiagonalOnDevice(types[t]));
     PetscCall(CheckDeviceTranspose(types[t], PETSC_TRUE, PETSC_FALSE, PETSC_FALSE));
     PetscCall(CheckDeviceTranspose(types[t], PETSC_FALSE, PETSC_FALSE, PETSC_FALSE));
     PetscCall(CheckDeviceTranspose(types[t], PETSC_FALSE, PETSC_TRUE, PETSC_FALSE));

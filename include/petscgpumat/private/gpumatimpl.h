@@ -287,8 +287,10 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(lufactor, MatLUFactor##S) \
   X(choleskyfactor, MatCholeskyFactor##S) \
   X(axpy, MatAXPY##S) \
+  X(getdiagonal, MatGetDiagonal##S) \
   X(getinfo, MatGetInfo##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
+PETSC_INTERN PetscErrorCode MatGetDiagonal_GPUMat(Mat, Vec);      /* src/base/gpumat_diagonal.c */
 PETSC_INTERN PetscErrorCode MatGetInfo_GPUMat(Mat, MatInfoType, MatInfo *); /* src/base/gpumat.c */
 /* MPI types only: MPIAIJ's products, with its backend algorithm on the device (src/base/gpumat_mpi.c) */
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
@@ -348,6 +350,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatVecIsOnDevice(Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
 PETSC_INTERN PetscErrorCode MatGPUMatDefaultVecType(VecType *);
 PETSC_INTERN PetscErrorCode MatGPUMatSetVecType(Mat, PetscBool);
