@@ -244,6 +244,20 @@ static inline PetscErrorCode TestCreateDense(PetscInt m, PetscInt n, PetscInt se
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* How many times this rank has logged the event `name` so far (logging on: PetscLogDefaultBegin()) */
+static inline PetscErrorCode TestEventCount(const char *name, PetscInt *n)
+{
+  PetscLogEvent      ev;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  *n = 0;
+  PetscCall(PetscLogEventGetId(name, &ev));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+  *n = info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The generated test set, by index; returns PETSC_FALSE in *more past the end. */
 static inline PetscErrorCode TestCreateGenerated(PetscInt idx, char name[], size_t len, Mat *A, PetscBool *more)
 {

@@ -238,18 +238,6 @@ static PetscErrorCode CheckFactorOtherMatrix(const char *type)
   Calls so far of a -log_view event: MatCUSPARSCopyTo (uploads of aijcusparse matrices), GPUMatBuild (builds of our
   device copies), VecCUDACopyFrom (device-to-host vector copies)
 */
-static PetscErrorCode EventCount(const char *name, PetscInt *n)
-{
-  PetscLogEvent      ev;
-  PetscEventPerfInfo info;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscLogEventGetId(name, &ev));
-  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
-  *n = info.count;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*
   One device CSR serves cuSPARSE and the format: the first cuSPARSE factorization uploads the matrix once (its shadow),
   a sparse product reads the same, and after a change of values one upload refreshes the format (through the shadow)
@@ -274,26 +262,26 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscCall(MatCreateVecs(B, &x, &y));
   PetscCall(VecSetRandom(x, NULL));
   PetscCall(MatMult(B, x, y)); /* the format's build: the base's own upload */
-  PetscCall(EventCount("MatCUSPARSCopyTo", &n[0]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &n[0]));
   PetscCall(MatGetFactor(B, MATSOLVERCUSPARSE, MAT_FACTOR_ILU, &F));
   PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
   PetscCall(MatFactorInfoInitialize(&finfo));
   finfo.fill = 1.0; /* ILU(0) (MatFactorInfoInitialize() leaves 0, out of range) */
   PetscCall(MatILUFactorSymbolic(F, B, row, col, &finfo));
   PetscCall(MatLUFactorNumeric(F, B, &finfo));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &n[1]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &n[1]));
   PetscCall(MatGPUMatGetInfo(B, &info));
   TEST_CHECK(n[1] - n[0] == 1 && info.device_csr_bytes == (size_t)(info.rows + 1) * sizeof(PetscInt) + (size_t)info.nnz * (sizeof(PetscInt) + sizeof(PetscScalar)), "%s: cuSPARSE's ILU(0) uploads the CSR once (%" PetscInt_FMT " uploads) and it is kept (%zu bytes)", type, n[1] - n[0], info.device_csr_bytes);
   PetscCall(MatMatMult(B, B, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &n[2]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &n[2]));
   TEST_CHECK(n[2] == n[1], "%s: MatMatMult reads the same device CSR (%" PetscInt_FMT " uploads)", type, n[2] - n[1]);
   PetscCall(MatScale(B, 2.0));
   PetscCall(MatMult(B, x, y));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &n[3]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &n[3]));
   TEST_CHECK(n[3] - n[2] == 1, "%s: new values go up once, through the shadow (%" PetscInt_FMT " uploads)", type, n[3] - n[2]);
   PetscCall(MatLUFactorNumeric(F, B, &finfo));
   PetscCall(MatMatMult(B, B, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &n[4]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &n[4]));
   TEST_CHECK(n[4] == n[3], "%s: the numeric factorization and product after new values read them there (%" PetscInt_FMT " uploads)", type, n[4] - n[3]);
   {
     Mat       Ch;
@@ -399,8 +387,8 @@ static PetscErrorCode CheckDeviceFactor(const char *type, PetscBool sorted)
       }
       PetscCall(MatCreateVecs(B, &x, &b));
       PetscCall(VecSetRandom(b, NULL));
-      PetscCall(EventCount("GPUMatBuild", &builds[0]));
-      PetscCall(EventCount("MatCUSPARSCopyTo", &up[0]));
+      PetscCall(TestEventCount("GPUMatBuild", &builds[0]));
+      PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[0]));
       if (!first) PetscCall(MatMult(B, b, x));
       PetscCall(MatGetOrdering(B, MATORDERINGNATURAL, &row, &col));
       PetscCall(MatFactorInfoInitialize(&finfo));
@@ -429,7 +417,7 @@ static PetscErrorCode CheckDeviceFactor(const char *type, PetscBool sorted)
           PetscCall(MatCholeskyFactorNumeric(Fh, A, &finfo));
         }
         PetscCall(MatMult(B, b, x));
-        PetscCall(EventCount("MatCUSPARSCopyTo", &up[1 + step]));
+        PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[1 + step]));
         PetscCall(FactorSolveDifference(F, Fh, PETSC_FALSE, b, &diff));
         TEST_CHECK(diff <= 1e-10, "%s: device %s(0) (%s, %s) solves as SeqAIJ's host factor: relative difference %.2e", type, MatFactorTypes[ftype[f]], first ? "factored first" : "multiplied first", step ? "new values" : "first values", (double)diff);
         if (ilu) {
@@ -437,7 +425,7 @@ static PetscErrorCode CheckDeviceFactor(const char *type, PetscBool sorted)
           TEST_CHECK(diff <= 1e-10, "%s: device ILU(0) transposed solve (%s) as the host factor's: relative difference %.2e", type, step ? "new values" : "first values", (double)diff);
         }
       }
-      PetscCall(EventCount("GPUMatBuild", &builds[1]));
+      PetscCall(TestEventCount("GPUMatBuild", &builds[1]));
       PetscCall(MatGPUMatGetInfo(B, &ginfo));
       nup = up[1] - up[0];
       if (sorted) {
@@ -506,9 +494,9 @@ static PetscErrorCode CheckDeviceFactorRefused(const char *type)
   PetscCall(VecDestroy(&b));
   PetscCall(MatCreateVecs(L, &x, &b));
   PetscCall(VecSet(x, 1.0));
-  PetscCall(EventCount("GPUMatBuild", &builds[0]));
+  PetscCall(TestEventCount("GPUMatBuild", &builds[0]));
   PetscCall(MatMult(L, x, b));
-  PetscCall(EventCount("GPUMatBuild", &builds[1]));
+  PetscCall(TestEventCount("GPUMatBuild", &builds[1]));
   TEST_CHECK(builds[1] - builds[0] == 1, "%s: after the dense-row matrix, the next build is counted in GPUMatBuild (%" PetscInt_FMT ")", type, builds[1] - builds[0]);
   PetscCall(ISDestroy(&row));
   PetscCall(ISDestroy(&col));
@@ -571,9 +559,9 @@ static PetscErrorCode CheckCPUSolve(const char *type)
       TEST_CHECK(diff <= 1e-10, "%s: cuSPARSE's %s(0) factor with -mat_cusparse_use_cpu_solve %" PetscInt_FMT " solves as SeqAIJ's: relative difference %.2e", type, MatFactorTypes[ftype[f]], cpu, (double)diff);
       PetscCall(VecDuplicate(b, &x));
       PetscCall(VecScale(b, 2.0)); /* b's values now on the device only (a scale by 1 does nothing) */
-      PetscCall(EventCount("VecCUDACopyFrom", &down[0]));
+      PetscCall(TestEventCount("VecCUDACopyFrom", &down[0]));
       PetscCall(MatSolve(F, b, x));
-      PetscCall(EventCount("VecCUDACopyFrom", &down[1]));
+      PetscCall(TestEventCount("VecCUDACopyFrom", &down[1]));
       TEST_CHECK(hostsolve ? down[1] > down[0] : down[1] == down[0], "%s: -mat_cusparse_use_cpu_solve %" PetscInt_FMT ": the %s(0) solve %s (%" PetscInt_FMT " device-to-host copies)", type, cpu, MatFactorTypes[ftype[f]], hostsolve ? "runs on the host" : "stays on the device", down[1] - down[0]);
       PetscCall(VecDestroy(&x));
       PetscCall(MatGetFactor(B, NULL, ftype[f], &D));
@@ -615,9 +603,9 @@ static PetscErrorCode CheckProductAYPX(const char *type)
   PetscCall(MatConvert(P0h, type, MAT_INITIAL_MATRIX, &P0));
   PetscCall(MatMatMult(A, P0, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
   PetscCall(MatMatMult(Ah, P0h, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch));
-  PetscCall(EventCount("MatCUSPARSCopyFr", &down[0]));
+  PetscCall(TestEventCount("MatCUSPARSCopyFr", &down[0]));
   PetscCall(MatAYPX(C, -0.7, P0, SUBSET_NONZERO_PATTERN));
-  PetscCall(EventCount("MatCUSPARSCopyFr", &down[1]));
+  PetscCall(TestEventCount("MatCUSPARSCopyFr", &down[1]));
   PetscCall(MatAYPX(Ch, -0.7, P0h, SUBSET_NONZERO_PATTERN));
   TEST_CHECK(down[1] == down[0], "%s: MatAYPX of a device product with a prolongator of ours stays on the device (%" PetscInt_FMT " device-to-host copies)", type, down[1] - down[0]);
   PetscCall(MatMultEqual(C, Ch, 10, &eq));
@@ -660,11 +648,11 @@ static PetscErrorCode CheckDiagonalOnDevice(const char *type)
     PetscCall(MatCreateVecs(A, NULL, &v));
     PetscCall(MatCreateVecs(Ah, NULL, &vh));
     PetscCall(VecSet(v, PETSC_MAX_REAL));
-    PetscCall(EventCount("VecCUDACopyTo", &up[0]));
+    PetscCall(TestEventCount("VecCUDACopyTo", &up[0]));
     PetscCall(MatGetDiagonal(A, v));
     PetscCall(VecShift(v, 1.0)); /* device ops, as PCJACOBI's: with v valid only on the host the first copies it up */
     PetscCall(VecNorm(v, NORM_2, &diff));
-    PetscCall(EventCount("VecCUDACopyTo", &up[1]));
+    PetscCall(TestEventCount("VecCUDACopyTo", &up[1]));
     PetscCall(MatGetDiagonal(Ah, vh));
     PetscCall(VecShift(vh, 1.0));
     PetscCall(VecAXPY(vh, -1.0, v));
@@ -753,9 +741,9 @@ static PetscErrorCode GalerkinMultError(Mat C, Mat Ch, Vec x, Vec y, Vec xh, Vec
   PetscFunctionBeginUser;
   PetscCall(VecSetRandom(xh, NULL));
   PetscCall(VecCopy(xh, x));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &up[0]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[0]));
   PetscCall(MatMult(C, x, y));
-  PetscCall(EventCount("MatCUSPARSCopyTo", &up[1]));
+  PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[1]));
   *uploads = up[1] - up[0];
   PetscCall(MatMult(Ch, xh, ych));
   PetscCall(VecNorm(ych, NORM_INFINITY, nrm));
@@ -804,17 +792,17 @@ static PetscErrorCode CheckProductResult(const char *type)
     PetscCall(VecNorm(yh, NORM_INFINITY, &err));
     TEST_CHECK(err <= 1e-13 * nrm, "%s: the Galerkin operator multiplies host vectors%s: error %.2e", type, step ? " after new values" : "", (double)err);
     if (!step) {
-      PetscCall(EventCount("MatCUSPARSCopyTo", &up[1]));
+      PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[1]));
       PetscCall(MatMatMult(C, C, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &CC));
-      PetscCall(EventCount("MatCUSPARSCopyTo", &up[2]));
+      PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[2]));
       TEST_CHECK(up[2] == up[1], "%s: the next product reads the Galerkin operator's device CSR (%" PetscInt_FMT " uploads)", type, up[2] - up[1]);
       PetscCall(MatDestroy(&CC));
       PetscCall(MatScale(Ah, 2.0)); /* new values: the fine operator's go up, the product's stay on the device */
       PetscCall(MatScale(A, 2.0));
       PetscCall(MatPtAP(Ah, Ph, MAT_REUSE_MATRIX, PETSC_DETERMINE, &Ch));
-      PetscCall(EventCount("MatCUSPARSCopyTo", &up[2]));
+      PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[2]));
       PetscCall(MatPtAP(A, P, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C));
-      PetscCall(EventCount("MatCUSPARSCopyTo", &up[3]));
+      PetscCall(TestEventCount("MatCUSPARSCopyTo", &up[3]));
       TEST_CHECK(up[3] - up[2] == 1, "%s: MatPtAP with new values uploads the operand's only (%" PetscInt_FMT " uploads)", type, up[3] - up[2]);
     }
   }

@@ -306,6 +306,50 @@ static PetscErrorCode CheckHaloExchange(const char *root, PetscBool expect_ipc)
 }
 
 /*
+  MatGetDiagonal() of an MPI matrix of ours into its CUDA vector (MPIAIJ's op asks the diagonal block, ours) leaves the
+  vector on the device, and equals MPIAIJ's; a diagonal that varies by row, the output poisoned first
+*/
+static PetscErrorCode CheckDiagonalOnDevice(const char *root)
+{
+  DM        da;
+  Mat       D, A;
+  Vec       d, v;
+  PetscInt  lo, hi, up[2], moved, allmoved;
+  PetscReal diff;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogDefaultBegin());
+  PetscCall(CreateProblem(PETSC_FALSE, 12, MATMPIAIJ, &da, &D));
+  PetscCall(MatCreateVecs(D, NULL, &d));
+  PetscCall(VecGetOwnershipRange(d, &lo, &hi));
+  for (PetscInt i = lo; i < hi; i++) PetscCall(VecSetValue(d, i, 0.25 * (i % 17), INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(d));
+  PetscCall(VecAssemblyEnd(d));
+  PetscCall(MatDiagonalSet(D, d, ADD_VALUES));
+  PetscCall(MatConvert(D, root, MAT_INITIAL_MATRIX, &A));
+  PetscCall(MatCreateVecs(A, NULL, &v));
+  PetscCall(VecSet(v, PETSC_MAX_REAL));
+  PetscCall(TestEventCount("VecCUDACopyTo", &up[0]));
+  PetscCall(MatGetDiagonal(A, v));
+  PetscCall(VecShift(v, 1.0)); /* device ops: with v valid only on the host the first copies it up */
+  PetscCall(VecNorm(v, NORM_2, &diff));
+  PetscCall(TestEventCount("VecCUDACopyTo", &up[1]));
+  moved = up[1] - up[0];
+  PetscCallMPI(MPIU_Allreduce(&moved, &allmoved, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
+  PetscCall(MatGetDiagonal(D, d));
+  PetscCall(VecShift(d, 1.0));
+  PetscCall(VecAXPY(d, -1.0, v));
+  PetscCall(VecNorm(d, NORM_INFINITY, &diff));
+  TEST_CHECK(allmoved == 0 && diff == 0, "%s: MatGetDiagonal into an MPI CUDA vector leaves it on the device (%" PetscInt_FMT " host-to-device copies on a rank after) and equals MPIAIJ's (difference %g)", root, allmoved, (double)diff);
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&v));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&D));
+  PetscCall(DMDestroy(&da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   The first product of a new MPI matrix while odd ranks' GPUs are still busy (about 40 ms of memsets queued on the
   legacy stream): with CUDA IPC, a receiver's buffer must be ready before its senders write into it. The product
   must be finite and equal, bitwise, to a second one made when the device is idle (issue #13: a receiver's
@@ -424,6 +468,7 @@ int main(int argc, char **argv)
     if (size > 1) PetscCall(CheckHaloExchange(types[t], expect_ipc));
     if (size > 1) PetscCall(CheckFirstProductBehindBusyDevice(types[t]));
     if (size > 1) PetscCall(CheckSparseProducts(types[t]));
+    PetscCall(CheckDiagonalOnDevice(types[t]));
     for (PetscInt idx = 0;; idx++) {
       Mat       S;
       char      name[128];
