@@ -13,12 +13,12 @@
 
 PetscErrorCode MatGetDiagonal_GPUMat(Mat A, Vec v)
 {
-  Mat_GPUMat        *g = (Mat_GPUMat *)A->spptr;
-  PetscBool          ondevice;
-  PetscInt           n;
-  PetscScalar       *buf, *d_v;
-  Vec                h;
-  void              *stream;
+  Mat_GPUMat  *g = (Mat_GPUMat *)A->spptr;
+  PetscBool    ondevice;
+  PetscInt     n;
+  PetscScalar *buf, *d_v;
+  Vec          h;
+  void        *stream;
 
   PetscFunctionBegin;
   PetscCall(MatGPUMatVecIsOnDevice(v, &ondevice));

@@ -151,8 +151,8 @@ static inline PetscErrorCode TestCreateRandom(PetscInt m, PetscInt n, PetscInt m
   for (PetscInt c = 0; c < n; c++) perm[c] = c;
   ai[0] = 0;
   for (PetscInt i = 0; i < m; i++) {
-    PetscReal u;
-    PetscInt  len, *cols;
+    PetscReal    u;
+    PetscInt     len, *cols;
     PetscScalar *vals;
 
     PetscCall(PetscRandomGetValueReal(r, &u));
