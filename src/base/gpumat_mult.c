@@ -66,19 +66,6 @@ PetscErrorCode MatGPUMatGetStream(void **stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  Host to device on `stream`. The host may free or change src on return: from pageable memory CUDA returns once src
-  is staged; the callers' sources are pageable (PETSc's arrays, host layouts)
-*/
-PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes, void *stream)
-{
-  PetscFunctionBegin;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
-  PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Device to host on `stream`, which the host then waits for (it reads dst): that stream only, not the device */
 PetscErrorCode MatGPUMatCopyToHost(void *dst, const void *src, size_t bytes, void *stream)
 {

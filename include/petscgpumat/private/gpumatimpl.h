@@ -209,10 +209,11 @@ typedef struct {
   PetscInt         levels[2], levels_cap;
 } Mat_GPUMat;
 
-PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose;
+PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose, MAT_GPUMatStagedUpload;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
+PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_threads (src/base/gpumat_upload.c) */
 PETSC_INTERN PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems);
 
 /* Device or host triangular solves for the factors made with no solver type named (src/base/gpumat_trisolve.c) */
@@ -347,7 +348,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatStreamMalloc(Mat, size_t, void *, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
-PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *); /* src/base/gpumat_upload.c */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatVecIsOnDevice(Vec, PetscBool *);
