@@ -315,6 +315,89 @@ static PetscErrorCode CheckOneUpload(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  Uploads of 16 MB or more go through pinned buffers that several host threads fill (-mat_gpumat_upload_threads,
+  src/base/gpumat_upload.c). With 2, 3 and 5 threads (chunks ending anywhere in the arrays) the build and a value
+  refresh of a matrix with 39 MB of values and 20 MB of column indices give, bit for bit, the products of CUDA's own
+  pageable copy (1 thread), whose product is checked against SeqAIJ's; the staged path is taken (GPUMatStagedUpload)
+  with more than one thread and not with one.
+*/
+static PetscErrorCode CheckStagedUpload(const char *type, Mat A, Vec xh)
+{
+  const char        *threads[] = {"1", "2", "3", "5"};
+  PetscScalar       *first[2]  = {NULL, NULL};
+  const PetscInt    *aj;
+  const PetscInt    *ai;
+  PetscInt           m, nrows;
+  PetscBool          done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ai, &aj, &done));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(threads); k++) {
+    Mat                B;
+    Vec                x, y;
+    const PetscScalar *ya;
+    PetscInt           n0, n1;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_upload_threads", threads[k]));
+    PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+    PetscCall(MatSetType(B, type));
+    PetscCall(MatSetFromOptions(B));
+    PetscCall(MatCreateVecs(B, &x, &y));
+    PetscCall(VecCopy(xh, x));
+    PetscCall(TestEventCount("GPUMatStagedUpload", &n0));
+    for (PetscInt pass = 0; pass < 2; pass++) { /* the build, then a value refresh */
+      if (pass) {
+        PetscCall(MatSetValue(B, m / 2, aj[ai[m / 2]], 3.25, INSERT_VALUES)); /* same pattern, new values */
+        PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+        PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+      }
+      PetscCall(VecSet(y, NAN)); /* poisoned */
+      PetscCall(MatMult(B, x, y));
+      PetscCall(VecGetArrayRead(y, &ya));
+      if (!k) {
+        Mat Bh;
+        Vec yh;
+        PetscReal err, nrm;
+
+        PetscCall(PetscMalloc1(m, &first[pass]));
+        PetscCall(PetscArraycpy(first[pass], ya, m));
+        PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &Bh));
+        if (pass) {
+          PetscCall(MatSetValue(Bh, m / 2, aj[ai[m / 2]], 3.25, INSERT_VALUES));
+          PetscCall(MatAssemblyBegin(Bh, MAT_FINAL_ASSEMBLY));
+          PetscCall(MatAssemblyEnd(Bh, MAT_FINAL_ASSEMBLY));
+        }
+        PetscCall(VecDuplicate(xh, &yh));
+        PetscCall(MatMult(Bh, xh, yh));
+        PetscCall(VecNorm(yh, NORM_INFINITY, &nrm));
+        PetscCall(VecRestoreArrayRead(y, &ya));
+        PetscCall(VecAXPY(yh, -1.0, y)); /* a NaN left in y shows here */
+        PetscCall(VecGetArrayRead(y, &ya));
+        PetscCall(VecNorm(yh, NORM_INFINITY, &err));
+        TEST_CHECK(err <= 1e-12 * nrm, "%s: %s with CUDA's pageable copy equals SeqAIJ's product (|difference| %.2e of %.2e)", type, pass ? "refresh" : "build", (double)err, (double)nrm);
+        PetscCall(VecDestroy(&yh));
+        PetscCall(MatDestroy(&Bh));
+      } else {
+        TEST_CHECK(!memcmp(first[pass], ya, (size_t)m * sizeof(PetscScalar)), "%s: %s with %s upload threads gives the pageable copy's product bit for bit", type, pass ? "refresh" : "build", threads[k]);
+      }
+      PetscCall(VecRestoreArrayRead(y, &ya));
+    }
+    PetscCall(TestEventCount("GPUMatStagedUpload", &n1));
+    if (!k) TEST_CHECK(n1 == n0, "%s: 1 upload thread is CUDA's own copy (%" PetscInt_FMT " staged uploads)", type, n1 - n0);
+    else TEST_CHECK(n1 - n0 >= 3, "%s: %s upload threads stage the build's values and column indices and the refresh's values (%" PetscInt_FMT " staged uploads)", type, threads[k], n1 - n0);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_upload_threads", "0"));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &nrows, &ai, &aj, &done));
+  PetscCall(PetscFree(first[0]));
+  PetscCall(PetscFree(first[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x = op(F)^-1 b with a device factor and with SeqAIJ's host factor Fh of the same matrix: the relative difference */
 static PetscErrorCode FactorSolveDifference(Mat F, Mat Fh, PetscBool transpose, Vec b, PetscReal *diff)
 {
@@ -1324,7 +1407,8 @@ int main(int argc, char **argv)
   char     *types[8], reason[256];
   PetscInt  ntypes = 8;
   PetscBool gpu, flg;
-  Mat       lap, cd;
+  Mat       lap, cd, big;
+  Vec       bigx;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -1342,6 +1426,9 @@ int main(int argc, char **argv)
   }
   PetscCall(TestCreateLaplacian(3, 40, &lap));
   PetscCall(CreateConvectionDiffusion(200, &cd));
+  PetscCall(TestCreateRandom(700001, 700001, 7, "uniform", 31, &big)); /* 4.9 M entries: 39 MB of values, 20 MB of column indices */
+  PetscCall(MatCreateVecs(big, &bigx, NULL));
+  PetscCall(VecSetRandom(bigx, NULL));
   for (PetscInt t = 0; t < ntypes; t++) {
     PetscBool ellr, rgcsr, cmrs;
 
@@ -1349,6 +1436,7 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorBeforeAssembly(types[t]));
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
+    PetscCall(CheckStagedUpload(types[t], big, bigx));
     PetscCall(CheckProductResult(types[t]));
     PetscCall(CheckDeviceFactor(types[t], PETSC_FALSE));
     if (!strcmp(types[t], MATRGCSRCUDA)) PetscCall(CheckDeviceFactor(types[t], PETSC_TRUE));
@@ -1383,6 +1471,8 @@ int main(int argc, char **argv)
   }
   PetscCall(MatDestroy(&lap));
   PetscCall(MatDestroy(&cd));
+  PetscCall(MatDestroy(&big));
+  PetscCall(VecDestroy(&bigx));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_ksp: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());
   return TestExitCode();
