@@ -295,6 +295,10 @@ if [[ $gpu_reason == available ]]; then
   expect gpu-log-view-choose-event 'GPUMatChoose +1 ' "$build/examples/solve" -types autocuda -mat_auto_timed -n 16 -log_view
   expect gpu-log-view-halo-event 'GPUMatHaloSetUp +1 ' mpiexec -n 2 "$build/examples/solve" -types cmrscuda -n 16 -log_view
   expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
+  # how large uploads go, and why (src/base/gpumat_upload.c): a process that may use several CPUs stages them with host
+  # threads; a rank bound to one core (Open MPI's default for 1-2 ranks) keeps CUDA's copy
+  expect gpu-mat-view-upload-staged 'uploads of 16 MB or more: staged through pinned buffers by [0-9]+ host threads' "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
+  expect gpu-mat-view-upload-bound "uploads: CUDA's pageable copy \\(automatic: 1 CPU" mpiexec -n 1 --bind-to core "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
   # GAMG on 2 ranks (SNES ex19): no NaN in 9 runs (issue #13: a receiver's IPC buffer was poisoned after its sender
   # wrote, 4 NaN in 12 runs before the fix); every product checked against the host once (-mat_gpumat_check_products)
   gamg="-da_refine 5 -pc_type gamg -snes_max_it 1 -ksp_max_it 10 -ksp_converged_reason -dm_vec_type cuda -dll_append $lib"
@@ -331,7 +335,7 @@ if [[ $gpu_reason == available ]]; then
     done
   fi
 else
-  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs gpu-petsc-ex2-ksp-cgfused gpu-ex58-vi-galerkin-aijellrcuda gpu-ex58-vi-galerkin-aijcmrscuda; do
+  for t in gpu-solve-check gpu-solve-check-np2 gpu-log-view-events gpu-log-view-choose-event gpu-log-view-halo-event gpu-mat-view-info gpu-mat-view-upload-staged gpu-mat-view-upload-bound gpu-ex19-gamg-np2-no-nan gpu-ex26-matcycles-np2 gpu-ex19-gamg-np2-check-products gpu-petsc-ex2-dll-append gpu-petsc-ex2-dll-append-rgcsr gpu-petsc-ex2-dll-append-cmrs gpu-petsc-ex2-ksp-cgfused gpu-ex58-vi-galerkin-aijellrcuda gpu-ex58-vi-galerkin-aijcmrscuda; do
     selected $t && { echo "  [$t] SKIP: $gpu_reason"; skipped=$((skipped + 1)); }
   done
 fi

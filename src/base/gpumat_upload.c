@@ -134,6 +134,8 @@ static PetscErrorCode MatGPUMatUploadBuffers_Private(int nthreads, int device, i
   1, that is CUDA's own copy), shared among the node's ranks where the MPI launcher says how many there are, at most
   UPLOAD_AUTO_MAX. Decided without communication: a sequential matrix uploads on one rank only.
 */
+static long upload_auto_cpus = 0, upload_auto_ranks = 1; /* what the automatic count was decided from */
+
 static int MatGPUMatUploadThreadsAuto_Private(void)
 {
   static int  nthreads = 0;
@@ -160,7 +162,9 @@ static int MatGPUMatUploadThreadsAuto_Private(void)
       break;
     }
   }
-  nthreads = (int)PetscMax(1, PetscMin(UPLOAD_AUTO_MAX, ncpu / local));
+  upload_auto_cpus  = ncpu;
+  upload_auto_ranks = local;
+  nthreads          = (int)PetscMax(1, PetscMin(UPLOAD_AUTO_MAX, ncpu / local));
   return nthreads;
 }
 
@@ -230,5 +234,23 @@ PetscErrorCode MatGPUMatCopyToDevice(void *dst, const void *src, size_t bytes, v
 #endif
   if (nthreads == 1) PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, (cudaStream_t)stream));
   PetscCall(PetscLogCpuToGpu((PetscLogDouble)bytes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatView()'s line on how this process uploads, and why */
+PetscErrorCode MatGPUMatUploadView(PetscViewer viewer)
+{
+  PetscInt nthreads;
+
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatUploadThreadCount(UPLOAD_MIN_BYTES, &nthreads));
+#if !defined(PETSC_HAVE_PTHREAD)
+  PetscCall(PetscViewerASCIIPrintf(viewer, "uploads: CUDA's pageable copy (this PETSc has no pthreads for staged copies)\n"));
+#else
+  if (MatGPUMatUploadThreads > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "uploads of %zu MB or more: %s (-mat_gpumat_upload_threads %" PetscInt_FMT ")\n", UPLOAD_MIN_BYTES >> 20, nthreads > 1 ? "staged through pinned buffers by host threads" : "CUDA's pageable copy", MatGPUMatUploadThreads));
+  else if (nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "uploads of %zu MB or more: staged through pinned buffers by %" PetscInt_FMT " host threads (automatic: %ld CPU(s) this process may run on, %ld MPI rank(s) on the node; -mat_gpumat_upload_threads)\n", UPLOAD_MIN_BYTES >> 20, nthreads, upload_auto_cpus, upload_auto_ranks));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "uploads: CUDA's pageable copy (automatic: %ld CPU(s) this process may run on for %ld MPI rank(s) on the node; ranks given several cores each, e.g. mpiexec --bind-to none, stage large uploads with host threads)\n", upload_auto_cpus, upload_auto_ranks));
+  if (upload_nbuffers && upload_nbuffers < nthreads) PetscCall(PetscViewerASCIIPrintf(viewer, "  pinned staging buffers for only %d thread(s): pinned host memory ran short\n", upload_nbuffers));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
