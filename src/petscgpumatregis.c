@@ -66,6 +66,13 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_check_products", &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &MatGPUMatBlockKernelOn, NULL));
+  {
+    PetscInt  nthreads = MatGPUMatUploadThreads;
+    PetscBool set;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_upload_threads", &nthreads, &set)); /* also for matrices no MatSetFromOptions() reaches (a DM's) */
+    if (set) PetscCall(MatGPUMatSetUploadThreads(nthreads));
+  }
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-mat_gpumat_trisolve", MatGPUMatTriSolveModes, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_gpumat_trisolve_level_us", &MatGPUMatTriSolveLevelUs, NULL));
   PetscCall(MatGPUMatRegisterELLR_Private());

@@ -14,8 +14,12 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
   PetscFunctionBegin;
   PetscCall(PetscOptionsBool("-mat_gpumat_host_fallback_error", "Error (instead of a count in the event GPUMatHostFallback) when a product of a petscgpumat type runs on the host", "", MatGPUMatHostFallbackIsError, &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_block_kernel", "Products with dense blocks of at most 8 vectors run the format's own block kernel where its layout has one (else, or with 0: cuSPARSE SpMM on an aijcusparse copy)", "", MatGPUMatBlockKernelOn, &MatGPUMatBlockKernelOn, NULL));
-  PetscCall(PetscOptionsInt("-mat_gpumat_upload_threads", "Host threads that copy an upload of 16 MB or more (a build's CSR, a refresh's values) through pinned buffers (0: automatic, up to 4 by the CPUs the process may run on and the node's ranks; 1: CUDA's own pageable copy)", "", MatGPUMatUploadThreads, &MatGPUMatUploadThreads, NULL));
-  PetscCheck(MatGPUMatUploadThreads >= 0 && MatGPUMatUploadThreads <= 16, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpumat_upload_threads %" PetscInt_FMT " is out of range: 0 (automatic) to 16", MatGPUMatUploadThreads);
+  {
+    PetscInt nthreads = MatGPUMatUploadThreads; /* the process's setting changes only to a valid value */
+
+    PetscCall(PetscOptionsInt("-mat_gpumat_upload_threads", "Host threads that copy an upload of 16 MB or more (a build's CSR, a refresh's values) through pinned buffers (0: automatic, up to 4 by the CPUs the process may run on and the node's ranks; 1: CUDA's own pageable copy)", "", nthreads, &nthreads, NULL));
+    PetscCall(MatGPUMatSetUploadThreads(nthreads));
+  }
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsEnum("-mat_gpumat_trisolve", "Where the triangular solves of factors made with no solver type named run: auto (the faster by a model of both), device, host", "MatGetFactor", MatGPUMatTriSolveModes, (PetscEnum)MatGPUMatTriSolve, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_device_factor", "cuSPARSE's ILU(0)/ICC(0) of our types factored from the device CSR the matrix holds (0: through an aijcusparse copy, uploaded)", "MatGetFactor", MatGPUMatDeviceFactorOn, &MatGPUMatDeviceFactorOn, NULL));

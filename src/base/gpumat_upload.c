@@ -168,6 +168,15 @@ static int MatGPUMatUploadThreadsAuto_Private(void)
   return nthreads;
 }
 
+/* -mat_gpumat_upload_threads: checked before it is kept, so a bad value leaves the process's setting as it was */
+PetscErrorCode MatGPUMatSetUploadThreads(PetscInt nthreads)
+{
+  PetscFunctionBegin;
+  PetscCheck(nthreads >= 0 && nthreads <= UPLOAD_MAX_THREADS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-mat_gpumat_upload_threads %" PetscInt_FMT " is out of range: 0 (automatic) to %d", nthreads, UPLOAD_MAX_THREADS);
+  MatGPUMatUploadThreads = nthreads;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* How many host threads a copy of this many bytes uses (1: CUDA's own pageable copy) */
 static PetscErrorCode MatGPUMatUploadThreadCount(size_t bytes, PetscInt *nthreads)
 {

@@ -145,6 +145,11 @@ static PetscErrorCode TestCreationRoutes(void)
   PetscCall(MatCreateSeqAIJELLRCUDA(PETSC_COMM_SELF, 10, 12, 3, NULL, &B));
   PetscCall(IsType(B, MATSEQELLRCUDA, &flg));
   TEST_CHECK(flg, "MatCreateSeqAIJELLRCUDA");
+  /* the process-wide upload setting: out of range is a clear error that leaves it as it was */
+  PetscCall(TestSetOptionExpect(B, "-mat_gpumat_upload_threads", "17", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_gpumat_upload_threads", "-1", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_gpumat_upload_threads", "4", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_gpumat_upload_threads", "0", PETSC_SUCCESS));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscFunctionReturn(PETSC_SUCCESS);

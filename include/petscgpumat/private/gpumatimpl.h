@@ -350,6 +350,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *); /* src/base/gpumat_upload.c */
 PETSC_INTERN PetscErrorCode MatGPUMatUploadView(PetscViewer);
+PETSC_INTERN PetscErrorCode MatGPUMatSetUploadThreads(PetscInt);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatVecIsOnDevice(Vec, PetscBool *);
