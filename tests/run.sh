@@ -280,6 +280,13 @@ prog matproduct-cusparse-result "$build/tests/gpu/test_gpu_matproduct" -types el
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices "$real_matrices"
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -checkfunctionlist
+# the same checks in two processes that may use every CPU, one per GPU (each stages its uploads with host threads on its
+# own device: src/base/gpumat_upload.c); not on one shared GPU, whose memory the out-of-memory checks fill
+if [[ $gpu_reason == available && $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') -lt 2 ]]; then
+  selected gpu-ksp-staged-np2 && { echo "  [gpu-ksp-staged-np2] SKIP: needs two GPUs (one per process: its out-of-memory checks fill a GPU's memory)"; skipped=$((skipped + 1)); }
+else
+  prog gpu-ksp-staged-np2 mpiexec -n 2 --bind-to none "$build/tests/gpu/test_gpu_ksp" -types cmrscuda,ellrcuda
+fi
 # KSPCGFUSED's fused iterations against KSPCG (iterations, reasons, solutions; the same bits run to run)
 prog gpu-cgfused "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rgcsrcuda,autocuda,aijcusparse -malloc_dump -checkfunctionlist
 # the same on 2 ranks: the parallel types, p'w and the sums reduced over the ranks
