@@ -30,6 +30,7 @@
 PetscInt      MatGPUMatUploadThreads = 0; /* -mat_gpumat_upload_threads: 0 automatic, 1 CUDA's own pageable copy */
 PetscLogEvent MAT_GPUMatStagedUpload;      /* a staged copy, from its first chunk to the last one queued */
 
+#if defined(PETSC_HAVE_PTHREAD)
 typedef struct {
   char       *stage[2];
   cudaEvent_t free[2]; /* recorded after the DMA out of stage[i]: the buffer may be refilled once it has passed */
@@ -128,6 +129,7 @@ static PetscErrorCode MatGPUMatUploadBuffers_Private(int nthreads, int device, i
   *have = PetscMin(nthreads, upload_nbuffers);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+#endif
 
 /*
   The automatic thread count: the CPUs this process may run on (its affinity mask: an MPI rank bound to one core gets
