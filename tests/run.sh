@@ -293,6 +293,10 @@ prog gpu-cgfused "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rg
 prog gpu-cgfused-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_cgfused" -types cmrscuda,ellrcuda,rgcsrcuda,aijcusparse -malloc_dump -checkfunctionlist
 # compressed rows (what the MPI types' off-diagonal blocks use) on every format and variant
 prog gpu-products-compressed-rows "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_gpumat_compressed_rows
+# CMRS with heavy rows everywhere (rows longer than 16 entries summed by warps of their own), empty rows compressed or not:
+# every product of the program against the float64 reference
+prog gpu-products-cmrs-heavy-rows "$build/tests/gpu/test_gpu_products" -types cmrscuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_cmrs_heavy_rows on -mat_cmrs_heavy_length 16
+prog gpu-products-cmrs-heavy-rows-compressed "$build/tests/gpu/test_gpu_products" -types cmrscuda -quick -matrices_dir "$matrices" -matrices bcsstk02,rajat01,lp_e226,power,impcol_a -mat_cmrs_heavy_rows on -mat_cmrs_heavy_length 16 -mat_gpumat_compressed_rows
 # the MPI types: 2 ranks sharing the GPU (one GPU per rank where the machine has several)
 prog gpu-mpi-np2 mpiexec -n 2 "$build/tests/gpu/test_gpu_mpi" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices sherman1,rajat01,lp_e226,power,cage10
 if [[ $gpu_reason == available ]]; then

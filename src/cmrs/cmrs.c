@@ -4,6 +4,7 @@
 static const MatGPUFormat MatGPUFormat_CMRS;
 
 static const char *const MatCMRSVariants[] = {"basic", "padded", "scan", "auto", "MatCMRSVariant", "MAT_CMRS_", NULL};
+static const char *const MatCMRSHeavyModes[] = {"auto", "off", "on"}; /* CMRS_HEAVY_ROWS_AUTO, _OFF, _ON */
 
 /* defaults: the height chosen from the mean row length (0) and the variant, block size and scan kernel parameters
    from the H100 sweep; see docs/cmrs.md */
@@ -71,6 +72,21 @@ static PetscInt MatCMRSUnroll(PetscInt S, PetscInt option)
   The plan: the kernel, the strip height and the scan kernel's strips per warp and passes loaded ahead, from the rows and
   entries the device copy will hold (the base's row statistics) and the options
 */
+/*
+  The scan kernel's heavy rows (MatCMRSHeavy): the length above which a row is summed by warps of its own, 0 for none.
+  Automatic: where some row is longer than T and the rows longer than 4 means hold at least CMRS_HEAVY_AUTO of the entries
+  (H200, 19 real matrices with rows longer than T at 20 M nonzeros: +2 to +13 % on 9 of the 11 above 20 %, -6 % on two;
+  up to -11 % on those below, whose few heavy rows only cut their groups' passes; docs/cmrs.md, "Heavy rows")
+*/
+static PetscInt MatCMRSHeavyPlan(const Mat_SeqCMRSCUDA *c, const MatCMRSPlan *p, const MatGPUMatRowStats *s)
+{
+  const PetscInt T = c->heavy_length_option ? c->heavy_length_option : MatCMRSHeavyLength(p->m, p->nnz);
+
+  if (!p->warp_strips || !p->m || c->heavy_rows == CMRS_HEAVY_ROWS_OFF) return 0;
+  if (c->heavy_rows == CMRS_HEAVY_ROWS_AUTO && !(s->preallocated && s->maxlen > T && (PetscReal)s->heavy >= CMRS_HEAVY_AUTO * (PetscReal)s->nnz)) return 0;
+  return T;
+}
+
 static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
 {
   Mat_SeqCMRSCUDA *c;
@@ -93,6 +109,7 @@ static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
   p->warp_strips = p->variant == CMRS_VARIANT_SCAN && !c->sort ? MatCMRSWarpStrips(p->height, c->warp_strips_option, p->m, p->nnz) : 0;
   p->unroll      = MatCMRSUnroll(p->warp_strips, c->unroll_option);
   p->block       = c->block_option;
+  p->heavy_length = MatCMRSHeavyPlan(c, p, s);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -240,6 +257,7 @@ static PetscErrorCode MatGPUFormatCreate_CMRS(void **data)
   c->lane_entries       = CMRS_DEFAULT_LANE_ENTRIES;
   c->device_convert     = PETSC_TRUE;
   c->split_entries      = CMRS_DEFAULT_SPLIT_ENTRIES;
+  c->heavy_rows         = CMRS_HEAVY_ROWS_AUTO;
   *data = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -261,6 +279,8 @@ static PetscErrorCode MatGPUFormatCopyParameters_CMRS(Mat A, Mat B)
   b->lane_entries       = a->lane_entries;
   b->device_convert     = a->device_convert;
   b->split_entries      = a->split_entries;
+  b->heavy_rows          = a->heavy_rows;
+  b->heavy_length_option = a->heavy_length_option;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -302,6 +322,18 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
     if (v != c->split_entries) PetscCall(MatGPUMatInvalidateStructure(A));
     c->split_entries = v;
   }
+  v = c->heavy_rows;
+  PetscCall(PetscOptionsEList("-mat_cmrs_heavy_rows", "Scan variant: rows longer than -mat_cmrs_heavy_length summed by warps of their own, in chunks of at most -mat_cmrs_split_entries entries, out of their strips' warps: auto (where there are such rows and the rows longer than 4 means hold >= 20 % of the entries), off or on", "", MatCMRSHeavyModes, 3, MatCMRSHeavyModes[c->heavy_rows], &v, &set));
+  if (set && v != c->heavy_rows) {
+    c->heavy_rows = v;
+    PetscCall(MatGPUMatInvalidateStructure(A)); /* the plan of the heavy rows is made at the build */
+  }
+  PetscCall(PetscOptionsInt("-mat_cmrs_heavy_length", "Scan variant: a row longer than this many entries is heavy (0: automatic, 4 x the mean row length, at least 256)", "", c->heavy_length_option, &v, &set));
+  if (set) {
+    PetscCheck(v >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_heavy_length %" PetscInt_FMT " must be 0 (automatic) or positive", v);
+    if (v != c->heavy_length_option) PetscCall(MatGPUMatInvalidateStructure(A));
+    c->heavy_length_option = v;
+  }
   PetscCall(PetscOptionsInt("-mat_cmrs_unroll", "Scan variant: passes each warp loads ahead, 1, 2 or 4 (0: automatic, 2 where a warp takes at most 2 strips, else 1)", "", c->unroll_option, &v, &set));
   if (set) {
     PetscCheck(v == 0 || v == 1 || v == 2 || v == 4, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_unroll %" PetscInt_FMT " must be 0 (automatic), 1, 2 or 4", v);
@@ -340,6 +372,8 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
+  if (g->built && c->heavy.nheavy) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows: %" PetscInt_FMT " rows longer than %" PetscInt_FMT " entries (%.1f %% of the entries) summed by warps of their own in %" PetscInt_FMT " chunks of at most %" PetscCount_FMT " entries, out of their strips' warps (-mat_cmrs_heavy_rows %s)\n", c->heavy.nheavy, c->heavy.T, g->nnz ? 100.0 * (double)c->heavy.entries / (double)g->nnz : 0.0, c->heavy.nchunks, c->heavy.C ? c->heavy.C : (PetscCount)g->nnz, MatCMRSHeavyModes[c->heavy_rows]));
+  else if (g->built && c->warp_strips && c->heavy_rows == CMRS_HEAVY_ROWS_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows: none (-mat_cmrs_heavy_rows auto: only where a row is longer than %d means and %d entries, and those longer than %d means hold %g %% of the entries or more)\n", CMRS_HEAVY_ROW_MEANS, CMRS_HEAVY_MIN_T, CMRS_HEAVY_ROW_MEANS, 100 * CMRS_HEAVY_AUTO));
   if (g->built && c->split.nlong) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: %" PetscInt_FMT " of %" PetscInt_FMT " warp groups (more than %" PetscInt_FMT " entries) split into %" PetscInt_FMT " chunks of %" PetscInt_FMT "+ entries, one warp each, combined in a fixed order (-mat_cmrs_split_entries)\n", c->split.nlong, c->split.ngroups, 2 * c->split_entries, c->split.nchunks, c->split_entries));
   else if (g->built && c->split_entries && c->warp_strips) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: no warp group holds more than %" PetscInt_FMT " entries, none split (-mat_cmrs_split_entries %" PetscInt_FMT ")\n", 2 * c->split_entries, c->split_entries));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -351,6 +385,51 @@ static PetscErrorCode MatCMRSSplitFree_Private(Mat_SeqCMRSCUDA *c)
   PetscCall(MatGPUMatDeviceFree(&c->d_split.buffer));
   PetscCall(PetscMemzero(&c->d_split, sizeof(c->d_split)));
   PetscCall(MatCMRSSplitDestroy(&c->split));
+  PetscCall(MatGPUMatDeviceFree(&c->d_heavy.buffer));
+  PetscCall(PetscMemzero(&c->d_heavy, sizeof(c->d_heavy)));
+  PetscCall(MatCMRSHeavyDestroy(&c->heavy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  Host arrays to the device in one allocation and one copy, packed at 256-byte offsets, followed by nscratch scalars the
+  kernels write (not copied); the device addresses to dev[k]
+*/
+static PetscErrorCode MatCMRSPlanUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, size_t n, const void *const host[], const size_t bytes[], void **const dev[], size_t nscratch, void **buffer, PetscScalar **scratch, void *stream)
+{
+  size_t         off = 0, total;
+  char          *staged;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  for (size_t k = 0; k < n; k++) off += (bytes[k] + 255) / 256 * 256;
+  total = off;
+  PetscCall(MatGPUMatDeviceMalloc(A, total + nscratch * sizeof(PetscScalar), buffer));
+  PetscCall(PetscMalloc1(total, &staged));
+  off = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (bytes[k]) PetscCall(PetscMemcpy(staged + off, host[k], bytes[k]));
+    *dev[k] = (char *)*buffer + off;
+    off += (bytes[k] + 255) / 256 * 256;
+  }
+  *scratch = (PetscScalar *)((char *)*buffer + total);
+  ierr     = MatGPUMatCopyToDevice(*buffer, staged, total, stream);
+  PetscCall(PetscFree(staged)); /* staged by CUDA on return (pageable source) */
+  PetscCall(ierr);
+  c->bytes += total + nscratch * sizeof(PetscScalar);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The plan of the heavy rows (cmrsimpl.h) to the device */
+static PetscErrorCode MatCMRSHeavyUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void *stream)
+{
+  const MatCMRSHeavy *h       = &c->heavy;
+  const void *const   host[]  = {h->gptr, h->hq, h->crow, h->cpart, h->mrow, h->mptr, h->hstart, h->hend, h->cstart, h->cend};
+  const size_t        bytes[] = {(size_t)(h->ngroups + 1) * sizeof(int), (size_t)h->nheavy * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nmulti * sizeof(int), (size_t)(h->nmulti + 1) * sizeof(int), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount)};
+  void **const        dev[]   = {(void **)&c->d_heavy.gptr, (void **)&c->d_heavy.hq, (void **)&c->d_heavy.crow, (void **)&c->d_heavy.cpart, (void **)&c->d_heavy.mrow, (void **)&c->d_heavy.mptr, (void **)&c->d_heavy.hstart, (void **)&c->d_heavy.hend, (void **)&c->d_heavy.cstart, (void **)&c->d_heavy.cend};
+
+  PetscFunctionBegin;
+  PetscCall(MatCMRSPlanUpload_Private(A, c, PETSC_STATIC_ARRAY_LENGTH(host), host, bytes, dev, (size_t)(h->nmulti ? h->mptr[h->nmulti] : 0), &c->d_heavy.buffer, &c->d_heavy.part, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -360,34 +439,20 @@ static PetscErrorCode MatCMRSSplitFree_Private(Mat_SeqCMRSCUDA *c)
 */
 static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void *stream)
 {
-  const MatCMRSSplit *s = &c->split;
-  const void         *host[]  = {s->islong, s->longgroup, s->lc, s->cgroup, s->cqa, s->cnq, s->cstart, s->cend, s->coff};
+  const MatCMRSSplit *s       = &c->split;
+  const void *const   host[]  = {s->islong, s->longgroup, s->lc, s->cgroup, s->cqa, s->cnq, s->cstart, s->cend, s->coff};
   const size_t        bytes[] = {(size_t)s->ngroups, (size_t)s->nlong * sizeof(int), (size_t)(s->nlong + 1) * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(int), (size_t)s->nchunks * sizeof(PetscCount), (size_t)s->nchunks * sizeof(PetscCount), (size_t)s->nchunks * sizeof(PetscCount)};
-  void              **dev[]   = {(void **)&c->d_split.islong, (void **)&c->d_split.longgroup, (void **)&c->d_split.lc, (void **)&c->d_split.cgroup, (void **)&c->d_split.cqa, (void **)&c->d_split.cnq, (void **)&c->d_split.cstart, (void **)&c->d_split.cend, (void **)&c->d_split.coff};
-  size_t              off[PETSC_STATIC_ARRAY_LENGTH(host) + 1];
-  char               *staged;
-  PetscErrorCode      ierr;
+  void **const        dev[]   = {(void **)&c->d_split.islong, (void **)&c->d_split.longgroup, (void **)&c->d_split.lc, (void **)&c->d_split.cgroup, (void **)&c->d_split.cqa, (void **)&c->d_split.cnq, (void **)&c->d_split.cstart, (void **)&c->d_split.cend, (void **)&c->d_split.coff};
 
   PetscFunctionBegin;
-  off[0] = 0;
-  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(host); k++) off[k + 1] = off[k] + (bytes[k] + 255) / 256 * 256;
-  PetscCall(MatGPUMatDeviceMalloc(A, off[PETSC_STATIC_ARRAY_LENGTH(host)] + (size_t)s->nparts * sizeof(PetscScalar), &c->d_split.buffer));
-  PetscCall(PetscMalloc1(off[PETSC_STATIC_ARRAY_LENGTH(host)], &staged));
-  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(host); k++) {
-    if (bytes[k]) PetscCall(PetscMemcpy(staged + off[k], host[k], bytes[k]));
-    *dev[k] = (char *)c->d_split.buffer + off[k];
-  }
-  c->d_split.part = (PetscScalar *)((char *)c->d_split.buffer + off[PETSC_STATIC_ARRAY_LENGTH(host)]);
-  ierr            = MatGPUMatCopyToDevice(c->d_split.buffer, staged, off[PETSC_STATIC_ARRAY_LENGTH(host)], stream);
-  PetscCall(PetscFree(staged)); /* staged by CUDA on return (pageable source) */
-  PetscCall(ierr);
-  c->bytes += off[PETSC_STATIC_ARRAY_LENGTH(host)] + (size_t)s->nparts * sizeof(PetscScalar);
+  PetscCall(MatCMRSPlanUpload_Private(A, c, PETSC_STATIC_ARRAY_LENGTH(host), host, bytes, dev, (size_t)s->nparts, &c->d_split.buffer, &c->d_split.part, stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
   The scan kernel's part of the build: the plan's strips per warp (c->warp_strips, 0: Algorithm 1 or the padded kernel)
-  and the split of its long groups (cmrsimpl.h), laid out from the host row offsets of the rows the device holds
+  and its heavy rows, or else the split of its long groups (cmrsimpl.h), laid out from the host row offsets of the rows
+  the device holds
 */
 static PetscErrorCode MatCMRSSplitLongGroups_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
 {
@@ -396,7 +461,16 @@ static PetscErrorCode MatCMRSSplitLongGroups_Private(Mat A, Mat_SeqCMRSCUDA *c, 
   PetscFunctionBegin;
   PetscCall(MatCMRSSplitFree_Private(c));
   c->warp_strips = c->plan.warp_strips; /* the plan's: the scan kernel on an unsorted, unpadded layout */
-  if (!c->split_entries || !c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (c->plan.heavy_length) {
+    PetscCall(MatCMRSHeavyCreate(csr->m, c->height, csr->ai, c->warp_strips, c->plan.heavy_length, c->split_entries, &c->heavy));
+    if (c->heavy.nheavy) {
+      PetscCall(MatCMRSHeavyUpload_Private(A, c, csr->stream));
+      PetscFunctionReturn(PETSC_SUCCESS); /* what made groups long is out of them: none is split */
+    }
+    PetscCall(MatCMRSHeavyDestroy(&c->heavy));
+  }
+  if (!c->split_entries) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitCreate(csr->m, c->height, csr->ai, c->warp_strips, c->split_entries, s));
   if (!s->nlong) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatCMRSSplitUpload_Private(A, c, csr->stream));
@@ -714,7 +788,11 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_lane_entries <E> - the scan kernel's consecutive entries per lane in a pass of 32 x E: 1, 2 or 4 (default)
 .  -mat_cmrs_split_entries <C> - the scan kernel splits a warp's group of strips holding more than 2 C entries (a few long
                                  rows) into chunks of C entries, one warp each, combined in a fixed order; a multiple of
-                                 512, default 1024, 0: no split
+                                 512, default 1024, 0: no split; also the longest chunk of a heavy row
+.  -mat_cmrs_heavy_rows <auto,off,on> - the scan kernel sums the rows longer than -mat_cmrs_heavy_length by warps of their
+                                 own, in chunks, out of their strips' warps (default auto: where there are such rows and
+                                 the rows longer than 4 means hold 20 % of the entries or more; no group is then split)
+.  -mat_cmrs_heavy_length <T> - a row longer than T entries is heavy (default 0: automatic, 4 means and at least 256)
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner

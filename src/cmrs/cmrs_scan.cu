@@ -60,11 +60,11 @@ PetscErrorCode MatCMRSCUDALaunchMultScan(void *s, const Mat_SeqCMRSCUDA *c, cons
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether the scan kernel can also sum x'z in its pass: it runs, and no group of strips is split (a split group's rows
-   are finished by the combine kernel, after the pass) */
+/* Whether the scan kernel can also sum x'z in its pass: it runs, no group of strips is split and no row is heavy (a split
+   group's rows are finished by the combine kernel, after the pass; heavy rows by warps of their own) */
 PetscBool MatCMRSCUDACanMultDot(const Mat_SeqCMRSCUDA *c)
 {
-  return (PetscBool)(c->warp_strips > 0 && c->strips > 0 && !(c->split.nlong > 0 && c->split.S == c->warp_strips && c->split.H == c->height));
+  return (PetscBool)(c->warp_strips > 0 && c->strips > 0 && !(c->split.nlong > 0 && c->split.S == c->warp_strips && c->split.H == c->height) && !(c->heavy.nheavy > 0 && c->heavy.S == c->warp_strips && c->heavy.H == c->height));
 }
 
 PetscErrorCode MatCMRSCUDALaunchMultScanDot(void *s, const Mat_SeqCMRSCUDA *c, const PetscScalar *x, PetscScalar *z, const MatGPUMatDotSums *sums, PetscInt *npartial)

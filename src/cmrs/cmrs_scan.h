@@ -47,7 +47,12 @@ constexpr int          kWarp = 32;
 constexpr unsigned int kFull = 0xffffffffu;
 
 
-/* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h), read only by the SPLIT kernels */
+/* What a launch does with long rows: nothing, the split of long groups (MatCMRSSplit), or the heavy rows (MatCMRSHeavy) */
+constexpr int kLongNone  = 0;
+constexpr int kLongSplit = 1;
+constexpr int kLongHeavy = 2;
+
+/* The split of long groups on the device (MatCMRSSplit, cmrsimpl.h), read only by the kLongSplit kernels */
 struct SplitArgs {
   const char       *islong;
   const int        *cgroup, *cqa, *cnq;
@@ -56,41 +61,23 @@ struct SplitArgs {
   int               nchunks;
 };
 
+/* The heavy rows on the device (MatCMRSHeavy, cmrsimpl.h), read only by the kLongHeavy kernels */
+struct HeavyArgs {
+  const int        *gptr, *hq, *crow, *cpart;
+  const PetscCount *hstart, *hend, *cstart, *cend;
+  PetscScalar      *part;
+  int               nchunks;
+};
+
 /*
-  Warps 0 .. nchunks - 1 sum the chunks of the split groups, each with the same passes as its whole group, into the
-  partial sums of the rows it touches; they come first, so that they start with the first blocks instead of after the
-  others. Warp nchunks + w sums the S strips of group w (a split group is left to its chunks). SPLIT = false (no
-  group split) compiles all of that away: the stencils' kernel lost 3-5 % to the test alone on an H100.
+  The passes of a warp over its group's entries lo .. hi - 1 (from the group's first entry) into the partial sums acc of
+  its S H rows: see the comment at the top
 */
-template <int S, int U, int E, bool PACKED, bool SPLIT, bool DOT>
-__device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, const SplitArgs &split, PetscScalar *acc, PetscScalar &dot)
+template <int S, int U, int E, bool PACKED>
+__device__ __forceinline__ void scan_passes(int lo, int hi, const int (&bnd)[S + 1], int H, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, PetscScalar *acc)
 {
-  const int       lane  = threadIdx.x % kWarp, rows = S * H;
-  const bool      chunk = SPLIT && wid < split.nchunks; /* warp-uniform */
-  const long long w     = chunk ? wid : wid - split.nchunks; /* the chunk, or the group */
-  long long       s0, e0;
-  int             bnd[S + 1]; /* the warp's strip pointers, from its first entry (32-bit: a warp holds < 2^31 entries) */
-  int             lo, hi;     /* the entries this warp sums, from its first entry */
+  const int lane = threadIdx.x % kWarp, rows = S * H;
 
-  if (chunk) s0 = (long long)split.cgroup[w] * S;
-  else {
-    s0 = w * S;
-    if (s0 >= strips || (SPLIT && split.islong[w])) return;
-  }
-  {
-    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
-
-    e0 = __shfl_sync(kFull, mine, 0);
-#pragma unroll
-    for (int t = 0; t < S; t++) bnd[t] = (int)(__shfl_sync(kFull, mine, t) - e0);
-    bnd[S] = (int)(sp[min(s0 + S, (long long)strips)] - e0);
-    col += e0, val += e0; /* 32-bit offsets from here on */
-    if (!PACKED) ris += e0;
-  }
-  if (chunk) lo = (int)(split.cstart[w] - e0), hi = (int)(split.cend[w] - e0);
-  else lo = 0, hi = bnd[S];
-  for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
-  __syncwarp();
   for (int base = lo; base < hi; base += U * E * kWarp) {
     unsigned int c[U * E];
     int          r[U * E];
@@ -189,6 +176,104 @@ __device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int 
       __syncwarp(); /* the next pass may add to the same row from another lane */
     }
   }
+}
+
+/*
+  A chunk of a heavy row (MatCMRSHeavy): lane l adds entries l, l + 32, l + 64, ... of the chunk in order, CMRS_HEAVY_LOADS
+  passes loaded at a time, then the warp adds its lanes by halving; a chunk that is its whole row writes it, the others
+  their partial sums
+*/
+template <bool PACKED>
+__device__ __forceinline__ void heavy_chunk_warp(long long c, const unsigned int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, const HeavyArgs &heavy)
+{
+  constexpr int    L    = CMRS_HEAVY_LOADS;
+  const int        lane = threadIdx.x % kWarp;
+  const PetscCount k0 = heavy.cstart[c], k1 = heavy.cend[c];
+  PetscScalar      s = 0;
+
+  for (PetscCount base = k0; base < k1; base += L * kWarp) {
+    unsigned int cc[L];
+    PetscScalar  v[L], xv[L];
+
+#pragma unroll
+    for (int j = 0; j < L; j++) {
+      const PetscCount k = base + j * kWarp + lane;
+
+      cc[j] = k < k1 ? col[k] : 0u;
+      v[j]  = k < k1 ? val[k] : (PetscScalar)0;
+    }
+#pragma unroll
+    for (int j = 0; j < L; j++) {
+      const PetscCount k = base + j * kWarp + lane;
+
+      xv[j] = k < k1 ? __ldg(x + (PACKED ? (cc[j] & CMRS_COL_MASK) : cc[j])) : (PetscScalar)0;
+    }
+#pragma unroll
+    for (int j = 0; j < L; j++) s += MatGPUMatMulRN(v[j], xv[j]);
+  }
+#pragma unroll
+  for (int off = kWarp / 2; off > 0; off /= 2) s += __shfl_down_sync(kFull, s, off);
+  if (lane == 0) {
+    const int p = heavy.cpart[c], row = heavy.crow[c];
+
+    if (p >= 0) heavy.part[p] = s;
+    else z[row] = y ? y[row] + s : s;
+  }
+}
+
+/*
+  Warps 0 .. nchunks - 1 sum the chunks of the split groups, each with the same passes as its whole group, into the
+  partial sums of the rows it touches; they come first, so that they start with the first blocks instead of after the
+  others. Warp nchunks + w sums the S strips of group w (a split group is left to its chunks). With kLongHeavy the first
+  warps sum the heavy rows' chunks instead, and a group's warp runs its passes over the entries between its heavy rows and
+  leaves those rows to them. kLongNone (no group split, no heavy row) compiles all of that away: the stencils' kernel lost
+  3-5 % to the test alone on an H100.
+*/
+template <int S, int U, int E, bool PACKED, int LONG, bool DOT>
+__device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, const SplitArgs &split, const HeavyArgs &heavy, PetscScalar *acc, PetscScalar &dot)
+{
+  constexpr bool  SPLIT = LONG == kLongSplit, HEAVY = LONG == kLongHeavy;
+  const int       lane  = threadIdx.x % kWarp, rows = S * H;
+  const bool      chunk = SPLIT && wid < split.nchunks; /* warp-uniform */
+  const long long w     = chunk ? wid : wid - (SPLIT ? split.nchunks : HEAVY ? heavy.nchunks : 0); /* the chunk, or the group */
+  long long       s0, e0;
+  int             bnd[S + 1]; /* the warp's strip pointers, from its first entry (32-bit: a warp holds < 2^31 entries) */
+  int             lo, hi;     /* the entries this warp sums, from its first entry */
+  int             hb = 0, he = 0; /* the group's heavy rows */
+
+  if constexpr (HEAVY) {
+    if (wid < heavy.nchunks) { /* warp-uniform */
+      heavy_chunk_warp<PACKED>(wid, col, val, x, y, z, heavy);
+      return;
+    }
+  }
+  if (chunk) s0 = (long long)split.cgroup[w] * S;
+  else {
+    s0 = w * S;
+    if (s0 >= strips || (SPLIT && split.islong[w])) return;
+  }
+  {
+    const long long mine = sp[min(s0 + (lane < S ? lane : 0), (long long)strips)];
+
+    e0 = __shfl_sync(kFull, mine, 0);
+#pragma unroll
+    for (int t = 0; t < S; t++) bnd[t] = (int)(__shfl_sync(kFull, mine, t) - e0);
+    bnd[S] = (int)(sp[min(s0 + S, (long long)strips)] - e0);
+    col += e0, val += e0; /* 32-bit offsets from here on */
+    if (!PACKED) ris += e0;
+  }
+  if (chunk) lo = (int)(split.cstart[w] - e0), hi = (int)(split.cend[w] - e0);
+  else lo = 0, hi = bnd[S];
+  for (int q = lane; q < rows; q += kWarp) acc[q] = 0;
+  __syncwarp();
+  if constexpr (HEAVY) { /* the passes run over the stretches between the heavy rows, each from its first entry */
+    hb = heavy.gptr[w], he = heavy.gptr[w + 1];
+    for (int t = hb; t < he; t++) {
+      scan_passes<S, U, E, PACKED>(lo, (int)(heavy.hstart[t] - e0), bnd, H, col, ris, val, x, acc);
+      lo = (int)(heavy.hend[t] - e0);
+    }
+  }
+  scan_passes<S, U, E, PACKED>(lo, hi, bnd, H, col, ris, val, x, acc);
   if (chunk) {
     const int        qa = split.cqa[w], nq = split.cnq[w];
     const PetscCount off = split.coff[w];
@@ -196,9 +281,12 @@ __device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int 
     for (int q = lane; q < nq; q += kWarp) split.part[off + q] = acc[qa + q];
   } else {
     for (int q = lane; q < rows; q += kWarp) {
-      const long long row = s0 * H + q;
+      const long long row   = s0 * H + q;
+      bool            theirs = false; /* a heavy row: its chunks' warps write it */
 
-      if (row < m) {
+      if constexpr (HEAVY)
+        for (int t = hb; t < he; t++) theirs = theirs || heavy.hq[t] == q;
+      if (row < m && !theirs) {
         z[row] = y ? y[row] + acc[q] : acc[q];
         if constexpr (DOT) dot += x[row] * acc[q];
       }
@@ -206,14 +294,14 @@ __device__ __forceinline__ void scan_warp(long long wid, int strips, int m, int 
   }
 }
 
-template <int S, int U, int E, bool PACKED, bool SPLIT>
-__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split)
+template <int S, int U, int E, bool PACKED, int LONG>
+__global__ void __launch_bounds__(1024) cmrs_mult_scan(int strips, int m, int H, const PetscCount *__restrict__ sp, const unsigned int *__restrict__ col, const unsigned char *__restrict__ ris, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, SplitArgs split, HeavyArgs heavy)
 {
   extern __shared__ unsigned char cmrs_smem[];
   PetscScalar *acc = reinterpret_cast<PetscScalar *>(cmrs_smem) + (threadIdx.x / kWarp) * (S * H);
   PetscScalar  unused;
 
-  scan_warp<S, U, E, PACKED, SPLIT, false>((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp, strips, m, H, sp, col, ris, val, x, y, z, split, acc, unused);
+  scan_warp<S, U, E, PACKED, LONG, false>((long long)blockIdx.x * (blockDim.x / kWarp) + threadIdx.x / kWarp, strips, m, H, sp, col, ris, val, x, y, z, split, heavy, acc, unused);
 }
 
 /*
@@ -230,9 +318,10 @@ __global__ void __launch_bounds__(1024) cmrs_mult_scan_dot(int strips, int m, in
   const long long groups = (strips + S - 1) / S;
   PetscScalar    *acc    = reinterpret_cast<PetscScalar *>(cmrs_smem) + warp * (S * H);
   const SplitArgs none   = {};
+  const HeavyArgs nobin  = {};
   PetscScalar     dot    = 0;
 
-  for (long long w = (long long)blockIdx.x * warps + warp; w < groups; w += (long long)gridDim.x * warps) scan_warp<S, U, E, PACKED, false, true>(w, strips, m, H, sp, col, ris, val, x, nullptr, z, none, acc, dot);
+  for (long long w = (long long)blockIdx.x * warps + warp; w < groups; w += (long long)gridDim.x * warps) scan_warp<S, U, E, PACKED, kLongNone, true>(w, strips, m, H, sp, col, ris, val, x, nullptr, z, none, nobin, acc, dot);
   MatGPUMatBlockSumToPartial(dot, sums);
 }
 
@@ -264,33 +353,68 @@ __global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__rest
   }
 }
 
-template <int S, int U, int E, bool PACKED, bool SPLIT>
-void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
+/*
+  The rows of several chunks of the heavy rows, one warp per row: lane j adds the row's partial sums j, j + 32, ... in
+  that order, then the warp adds its lanes by halving, as cmrs_split_combine() does (MatCMRSLayoutMultScanHeavy())
+*/
+__global__ void cmrs_heavy_combine(int nmulti, const int *__restrict__ mrow, const int *__restrict__ mptr, const PetscScalar *__restrict__ part, const PetscScalar *y, PetscScalar *z)
+{
+  const long long t    = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
+  const int       lane = threadIdx.x % kWarp;
+
+  if (t < nmulti) { /* warp-uniform */
+    const int   row = mrow[t];
+    PetscScalar acc = 0;
+
+    for (int p = mptr[t] + lane; p < mptr[t + 1]; p += kWarp) acc += part[p];
+#pragma unroll
+    for (int off = kWarp / 2; off > 0; off /= 2) acc += __shfl_down_sync(kFull, acc, off);
+    if (lane == 0) z[row] = y ? y[row] + acc : acc;
+  }
+}
+
+template <int S, int U, int E, bool PACKED, int LONG>
+void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const HeavyArgs &heavy, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   const int          warps  = (int)c->plan.block / kWarp;
   const unsigned int blocks = (unsigned int)((nwarps + warps - 1) / warps);
   const size_t       shmem  = (size_t)warps * S * c->height * sizeof(PetscScalar);
 
   if (!nwarps) return;
-  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, SPLIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
-  cmrs_mult_scan<S, U, E, PACKED, SPLIT><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split);
+  if (shmem > 48 * 1024) (void)cudaFuncSetAttribute(cmrs_mult_scan<S, U, E, PACKED, LONG>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem);
+  cmrs_mult_scan<S, U, E, PACKED, LONG><<<blocks, (unsigned int)c->plan.block, shmem, stream>>>((int)c->strips, (int)c->m, (int)c->height, c->d_sp, c->d_col, c->d_ris, c->d_val, x, y, z, split, heavy);
 }
 
-/* the chunks of the split groups and the other groups in one launch, then, where some are split, the combine step */
+/*
+  The chunks of the split groups (or of the heavy rows) and the other groups in one launch, then, where some are split
+  (or some heavy row has several chunks), the combine step
+*/
 template <int S, int U, int E>
 void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
   const long long  groups = (c->strips + S - 1) / S;
   const PetscBool  split  = (PetscBool)(c->split.nlong > 0 && c->split.S == S && c->split.H == c->height);
+  const PetscBool  heavy  = (PetscBool)(c->heavy.nheavy > 0 && c->heavy.S == S && c->heavy.H == c->height);
   const SplitArgs  args   = {split ? c->d_split.islong : nullptr, c->d_split.cgroup, c->d_split.cqa, c->d_split.cnq, c->d_split.cstart, c->d_split.cend, c->d_split.coff, c->d_split.part, split ? (int)c->split.nchunks : 0};
+  const HeavyArgs  hargs  = {c->d_heavy.gptr, c->d_heavy.hq, c->d_heavy.crow, c->d_heavy.cpart, c->d_heavy.hstart, c->d_heavy.hend, c->d_heavy.cstart, c->d_heavy.cend, c->d_heavy.part, heavy ? (int)c->heavy.nchunks : 0};
 
-  if (!split) {
-    if (c->packed) launch_scan_kernel<S, U, E, true, false>(c, stream, groups, args, x, y, z);
-    else launch_scan_kernel<S, U, E, false, false>(c, stream, groups, args, x, y, z);
+  if (heavy) {
+    if (c->packed) launch_scan_kernel<S, U, E, true, kLongHeavy>(c, stream, hargs.nchunks + groups, args, hargs, x, y, z);
+    else launch_scan_kernel<S, U, E, false, kLongHeavy>(c, stream, hargs.nchunks + groups, args, hargs, x, y, z);
+    if (c->heavy.nmulti) {
+      const long long n = (long long)c->heavy.nmulti * kWarp; /* a warp per row */
+
+      cmrs_heavy_combine<<<(unsigned int)((n + 255) / 256), 256, 0, stream>>>((int)c->heavy.nmulti, c->d_heavy.mrow, c->d_heavy.mptr, c->d_heavy.part, y, z);
+    }
     return;
   }
-  if (c->packed) launch_scan_kernel<S, U, E, true, true>(c, stream, args.nchunks + groups, args, x, y, z);
-  else launch_scan_kernel<S, U, E, false, true>(c, stream, args.nchunks + groups, args, x, y, z);
+  if (!split) {
+    if (c->packed) launch_scan_kernel<S, U, E, true, kLongNone>(c, stream, groups, args, hargs, x, y, z);
+    else launch_scan_kernel<S, U, E, false, kLongNone>(c, stream, groups, args, hargs, x, y, z);
+    return;
+  }
+  if (c->packed) launch_scan_kernel<S, U, E, true, kLongSplit>(c, stream, args.nchunks + groups, args, hargs, x, y, z);
+  else launch_scan_kernel<S, U, E, false, kLongSplit>(c, stream, args.nchunks + groups, args, hargs, x, y, z);
   {
     const long long n = (long long)c->split.nlong * S * c->height * kWarp; /* a warp per row */
 

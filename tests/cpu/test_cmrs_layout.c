@@ -471,6 +471,88 @@ static PetscErrorCode TestSplit(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The heavy rows of the scan kernel (MatCMRSHeavy) on the cases of TestSplit(), for heights, strips per warp, thresholds
+  and chunk sizes: every row longer than T is heavy once, listed by its group in row order with its row in the group and
+  its entries; its chunks follow each other over its entries, at most C each (whole where C = 0); a row of one chunk is
+  written by it, the others' partial sums are numbered in order and listed for the combine; the emulation is exact on
+  integer data
+*/
+static PetscErrorCode TestHeavy(void)
+{
+  const PetscInt   hs[] = {1, 4, 16}, Ss[] = {1, 4, 32}, Ts[] = {1, 8, 0};
+  const PetscCount Cs[] = {0, 32, 512};
+  PetscInt         heavyrows = 0, multi = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt idx = 0;; idx++) {
+    char            name[128], bad[256] = "";
+    Mat             A;
+    PetscBool       more;
+    const PetscInt *ai, *aj;
+    PetscScalar    *aa, *ival, *x, *y, *xr, *yr, *z, *z1, *exact;
+    PetscInt        m, n;
+
+    PetscCall(CreateSplitCase(idx, name, sizeof(name), &A, &more));
+    if (!more) break;
+    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs) && !bad[0]; h++) {
+      MatCMRSLayout Li;
+
+      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
+      for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss) && !bad[0]; t++)
+        for (size_t tt = 0; tt < PETSC_STATIC_ARRAY_LENGTH(Ts) && !bad[0]; tt++)
+          for (size_t cc = 0; cc < PETSC_STATIC_ARRAY_LENGTH(Cs) && !bad[0]; cc++) {
+            const PetscInt H = hs[h], S = Ss[t], rows = S * H, T = Ts[tt] ? Ts[tt] : MatCMRSHeavyLength(m, ai[m]);
+            MatCMRSHeavy   hv;
+            PetscInt       k = 0, c = 0, part = 0, mu = 0;
+
+            PetscCall(MatCMRSHeavyCreate(m, H, ai, S, T, Cs[cc], &hv));
+            for (PetscInt i = 0; i < m && !bad[0]; i++) {
+              const PetscInt   w = i / rows;
+              const PetscCount len = (PetscCount)ai[i + 1] - ai[i];
+              PetscCount       e   = ai[i];
+              PetscInt         n0  = c;
+
+              if (len <= T) continue;
+              if (k >= hv.nheavy || k < hv.gptr[w] || k >= hv.gptr[w + 1] || hv.hq[k] != i - w * rows || hv.hstart[k] != ai[i] || hv.hend[k] != ai[i + 1]) {
+                PetscCall(PetscSNPrintf(bad, sizeof(bad), "T %" PetscInt_FMT ": row %" PetscInt_FMT " of %" PetscCount_FMT " entries is not heavy %" PetscInt_FMT " of group %" PetscInt_FMT, T, i, len, k, w));
+                break;
+              }
+              k++;
+              while (c < hv.nchunks && hv.crow[c] == i) {
+                if (hv.cstart[c] != e || hv.cend[c] <= e || (Cs[cc] && hv.cend[c] - hv.cstart[c] > Cs[cc])) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " chunk %" PetscInt_FMT ": entries %" PetscCount_FMT "..%" PetscCount_FMT " (C %" PetscCount_FMT ")", i, c, hv.cstart[c], hv.cend[c], Cs[cc]));
+                e = hv.cend[c++];
+              }
+              if (!bad[0] && e != ai[i + 1]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": its chunks end at %" PetscCount_FMT ", not %" PetscInt_FMT, i, e, ai[i + 1]));
+              if (!bad[0] && c - n0 == 1 && hv.cpart[n0] != -1) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of one chunk has a partial sum", i));
+              if (!bad[0] && c - n0 > 1) {
+                for (PetscInt j = n0; j < c; j++)
+                  if (hv.cpart[j] != part++) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": chunk %" PetscInt_FMT "'s partial sum is %d", i, j, hv.cpart[j]));
+                if (mu >= hv.nmulti || hv.mrow[mu] != i || hv.mptr[mu + 1] != part) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of %" PetscInt_FMT " chunks is not combined %" PetscInt_FMT, i, c - n0, mu));
+                mu++;
+                multi++;
+              }
+            }
+            if (!bad[0] && (k != hv.nheavy || c != hv.nchunks || mu != hv.nmulti || hv.gptr[hv.ngroups] != hv.nheavy)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "T %" PetscInt_FMT " C %" PetscCount_FMT ": %" PetscInt_FMT " heavy rows, %" PetscInt_FMT " chunks, %" PetscInt_FMT " combined, counted %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT, T, Cs[cc], hv.nheavy, hv.nchunks, hv.nmulti, k, c, mu));
+            heavyrows += hv.nheavy;
+            for (PetscInt E = 1; E <= 4 && !bad[0]; E *= 2) {
+              PetscCall(MatCMRSLayoutMultScanHeavy(&Li, S, E, &hv, x, y, z));
+              for (PetscInt i = 0; i < m && !bad[0]; i++)
+                if (z[i] != exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " T %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, T, Cs[cc], i, (double)z[i], (double)exact[i]));
+            }
+            PetscCall(MatCMRSHeavyDestroy(&hv));
+          }
+      PetscCall(MatCMRSLayoutDestroy(&Li));
+    }
+    TEST_CHECK(!bad[0], "CMRS heavy rows on %s: the rows above T listed once by their groups, their chunks, partial sums and combine lists, exact sums%s%s", name, bad[0] ? "; " : "", bad);
+    PetscCall(ScanDataDestroy(&ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(MatDestroy(&A));
+  }
+  TEST_CHECK(heavyrows > 0 && multi > 0, "CMRS heavy rows: rows were heavy (%" PetscInt_FMT "), rows had several chunks (%" PetscInt_FMT ")", heavyrows, multi);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The padded variant: every pass of 32 items uses 32 distinct buffer cells (lane mod M, row), every nonzero
    appears once, strips hold whole passes, padding points at the padding column; the emulation stays exact */
 static PetscErrorCode TestPadded(void)
@@ -554,6 +636,9 @@ static PetscErrorCode TestTypeAndOptions(void)
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_warp_strips", "4", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "2", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "-1", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_heavy_length", "-1", PETSC_ERR_ARG_OUTOFRANGE));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_heavy_length", "64", PETSC_SUCCESS));
+  PetscCall(TestSetOptionExpect(B, "-mat_cmrs_heavy_rows", "on", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_unroll", "0", PETSC_SUCCESS));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "0", PETSC_ERR_ARG_OUTOFRANGE));
   PetscCall(TestSetOptionExpect(B, "-mat_cmrs_lane_entries", "3", PETSC_ERR_ARG_OUTOFRANGE));
@@ -684,6 +769,7 @@ int main(int argc, char **argv)
   PetscCall(TestEmulation());
   PetscCall(TestScanExact());
   PetscCall(TestSplit());
+  PetscCall(TestHeavy());
   PetscCall(TestPadded());
   PetscCall(TestTypeAndOptions());
   PetscCall(TestAutomaticWarpStrips());

@@ -333,6 +333,10 @@ static PetscErrorCode CheckMultDotLayouts(void)
   PetscCall(MatDestroy(&A));
   PetscCall(TestCreateRandom(3000, 3000, 4, "denserow", 12, &A));
   PetscCall(MatSetType(A, MATSEQCMRSCUDA));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_heavy_rows", "on"));
+  PetscCall(MatSetFromOptions(A));
+  PetscCall(CheckMultDot(A, "one dense row 3000, CMRS, summed by warps of its own (-mat_cmrs_heavy_rows on)", PETSC_FALSE, NULL));
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_heavy_rows", "off"));
   PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_split_entries", "512"));
   PetscCall(MatSetFromOptions(A));
   PetscCall(CheckMultDot(A, "one dense row 3000, CMRS, its group split (-mat_cmrs_split_entries 512)", PETSC_FALSE, NULL));
@@ -340,6 +344,7 @@ static PetscErrorCode CheckMultDotLayouts(void)
   PetscCall(MatSetFromOptions(A));
   PetscCall(CheckMultDot(A, "one dense row 3000, CMRS, no split (-mat_cmrs_split_entries 0)", PETSC_TRUE, NULL));
   PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_split_entries"));
+  PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_heavy_rows"));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -572,14 +572,16 @@ static PetscErrorCode TestCMRSPaddingInf(PetscRandom rnd)
 /*
   The CMRS scan kernel against its host emulation MatCMRSLayoutMultScanSplit(), bit for bit (MatMult and MatMultAdd),
   for E = 1, 2, 4 entries per lane and several (height, strips per warp, passes ahead), without the split of long
-  groups and with chunks of 512 entries (every group of more than 1024 split), on the generated matrices
+  groups, with chunks of 512 entries (every group of more than 1024 split), and with heavy rows (rows longer than 1.5
+  means summed by warps of their own, in chunks of 512 entries or whole: MatCMRSLayoutMultScanHeavy()), on the
+  generated matrices
 */
 static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
 {
   const PetscInt    hs[] = {16, 16, 16, 5, 1, 3, 16, 8, 2};
   const PetscInt    Ss[] = {2, 1, 4, 8, 32, 16, 32, 2, 1};
   const char *const Us[] = {"2", "1", "4", "2", "1", "4", "2", "4", "1"};
-  const char *const Cs[] = {"0", "512"};
+  const char *const Cs[] = {"0", "512", "512", "0"}; /* the last two: heavy rows */
   char              name[128], Sstr[16];
   PetscBool         more = PETSC_TRUE, longest = PETSC_FALSE;
 
@@ -604,8 +606,12 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
     for (PetscInt E = 1; E <= 4; E *= 2) {
       char first_bad[256] = "";
 
-      for (size_t cfg = 0; cfg < 2 * PETSC_STATIC_ARRAY_LENGTH(hs); cfg++) {
-        const size_t       c = cfg / 2, split = cfg % 2;
+      for (size_t cfg = 0; cfg < 4 * PETSC_STATIC_ARRAY_LENGTH(hs); cfg++) {
+        const size_t       c = cfg / 4, split = cfg % 4;
+        const PetscBool    heavy = (PetscBool)(split >= 2);
+        const PetscInt     T     = PetscMax(1, (PetscInt)(1.5 * (double)ai[m] / (double)PetscMax(m, 1)));
+        char               Tstr[32];
+        MatCMRSHeavy       hv;
         Mat                B;
         Vec                x, y, z, w;
         MatCMRSLayout      L;
@@ -620,7 +626,12 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_warp_strips", Sstr));
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_unroll", Us[c]));
         PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_split_entries", Cs[split]));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_heavy_rows", heavy ? "on" : "off"));
+        PetscCall(PetscSNPrintf(Tstr, sizeof(Tstr), "%" PetscInt_FMT, T));
+        PetscCall(PetscOptionsSetValue(NULL, "-mat_cmrs_heavy_length", Tstr));
         PetscCall(MatSetFromOptions(B));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_heavy_rows"));
+        PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_heavy_length"));
         PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_variant"));
         PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_warp_strips"));
         PetscCall(PetscOptionsClearValue(NULL, "-mat_cmrs_unroll"));
@@ -641,9 +652,16 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
         PetscCall(PetscMalloc2(m + 1, &ez, m + 1, &ew));
         PetscCall(VecGetArrayRead(x, &xa));
         PetscCall(VecGetArrayRead(y, &ya));
-        PetscCall(MatCMRSSplitCreate(m, hs[c], ai, Ss[c], split ? 512 : 0, &sp));
-        PetscCall(MatCMRSLayoutMultScanSplit(&L, Ss[c], E, &sp, xa, NULL, ez));
-        PetscCall(MatCMRSLayoutMultScanSplit(&L, Ss[c], E, &sp, xa, ya, ew));
+        PetscCall(MatCMRSSplitCreate(m, hs[c], ai, Ss[c], split % 3 ? 512 : 0, &sp));
+        PetscCall(MatCMRSHeavyCreate(m, hs[c], ai, Ss[c], T, split % 3 ? 512 : 0, &hv));
+        if (heavy && hv.nheavy) { /* else the kernel splits groups as without heavy rows */
+          PetscCall(MatCMRSLayoutMultScanHeavy(&L, Ss[c], E, &hv, xa, NULL, ez));
+          PetscCall(MatCMRSLayoutMultScanHeavy(&L, Ss[c], E, &hv, xa, ya, ew));
+        } else {
+          PetscCall(MatCMRSLayoutMultScanSplit(&L, Ss[c], E, &sp, xa, NULL, ez));
+          PetscCall(MatCMRSLayoutMultScanSplit(&L, Ss[c], E, &sp, xa, ya, ew));
+        }
+        PetscCall(MatCMRSHeavyDestroy(&hv));
         PetscCall(MatCMRSSplitDestroy(&sp));
         PetscCall(VecRestoreArrayRead(x, &xa));
         PetscCall(VecRestoreArrayRead(y, &ya));
@@ -655,7 +673,7 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
           PetscInt i = 0;
 
           while (i < m && !memcmp(&za[i], &ez[i], sizeof(PetscScalar)) && !memcmp(&wa[i], &ew[i], sizeof(PetscScalar))) i++;
-          PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " U %s split %s: row %" PetscInt_FMT ": MatMult %.17g vs %.17g, MatMultAdd %.17g vs %.17g", hs[c], Ss[c], Us[c], Cs[split], i, (double)za[i], (double)ez[i], (double)wa[i], (double)ew[i]));
+          PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " U %s split %s heavy %s: row %" PetscInt_FMT ": MatMult %.17g vs %.17g, MatMultAdd %.17g vs %.17g", hs[c], Ss[c], Us[c], Cs[split], heavy ? Tstr : "off", i, (double)za[i], (double)ez[i], (double)wa[i], (double)ew[i]));
         }
         PetscCall(VecRestoreArrayRead(z, &za));
         PetscCall(VecRestoreArrayRead(w, &wa));
@@ -667,7 +685,7 @@ static PetscErrorCode TestCMRSScanBitwise(PetscRandom rnd)
         PetscCall(VecDestroy(&w));
         PetscCall(MatDestroy(&B));
       }
-      TEST_CHECK(!first_bad[0], "cmrscuda scan kernel, %" PetscInt_FMT " entries per lane, on %s: MatMult and MatMultAdd bitwise equal to the host emulation for 9 (height, S, U), without and with the split of long groups%s%s", E, name, first_bad[0] ? "; first difference: " : "", first_bad);
+      TEST_CHECK(!first_bad[0], "cmrscuda scan kernel, %" PetscInt_FMT " entries per lane, on %s: MatMult and MatMultAdd bitwise equal to the host emulation for 9 (height, S, U), without and with the split of long groups, and with heavy rows%s%s", E, name, first_bad[0] ? "; first difference: " : "", first_bad);
     }
     PetscCall(MatDestroy(&A));
   }

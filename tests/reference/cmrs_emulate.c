@@ -156,3 +156,74 @@ PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscIn
   PetscCall(MatCMRSLayoutMultScanSplit(L, S, E, NULL, x, y, z));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  z = A x (+ y) as the scan kernel computes it with heavy rows (MatCMRSHeavy, cmrsimpl.h), bit for bit: each group's
+  passes run over the stretches of entries between its heavy rows (each stretch's passes from its first entry) and
+  leave those rows alone; each chunk of a heavy row is summed by lanes (lane l: entries l, l + 32, ... in order, CMRS_HEAVY_LOADS
+  passes at a time, past the chunk's end adding zeros) and the lanes by halving; a row of several chunks adds its
+  chunks' sums by a combine warp (lane j: chunks j, j + 32, ... in order, then halving)
+*/
+static PetscScalar MatCMRSHalve(PetscScalar lane[32])
+{
+  for (PetscInt off = 16; off > 0; off /= 2)
+    for (PetscInt j = 0; j < off; j++) lane[j] += lane[j + off];
+  return lane[0];
+}
+
+PetscErrorCode MatCMRSLayoutMultScanHeavy(const MatCMRSLayout *L, PetscInt S, PetscInt E, const MatCMRSHeavy *heavy, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
+{
+  const PetscInt H = L->height, rows = S * H;
+  PetscScalar   *acc, *part = NULL;
+
+  PetscFunctionBegin;
+  PetscCheck(!L->sorted && !L->M, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The scan kernel needs an unsorted, unpadded layout");
+  PetscCheck(heavy->S == S && heavy->H == H, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "The heavy rows were planned for %" PetscInt_FMT " strips of height %" PetscInt_FMT " per warp", heavy->S, heavy->H);
+  PetscCall(PetscMalloc1(rows, &acc));
+  if (heavy->nmulti) PetscCall(PetscMalloc1(heavy->mptr[heavy->nmulti], &part));
+  for (PetscInt s0 = 0, w = 0; s0 < L->strips; s0 += S, w++) {
+    const PetscInt s1 = PetscMin(s0 + S, L->strips);
+    PetscCount     lo = L->sp[s0];
+
+    for (PetscInt q = 0; q < rows; q++) acc[q] = 0;
+    for (PetscInt t = heavy->gptr[w]; t < heavy->gptr[w + 1]; t++) { /* the stretches between the heavy rows */
+      MatCMRSScanEntries(L, S, E, s0, s1, lo, heavy->hstart[t], x, acc);
+      lo = heavy->hend[t];
+    }
+    MatCMRSScanEntries(L, S, E, s0, s1, lo, L->sp[s1], x, acc);
+    for (PetscInt q = 0, t = heavy->gptr[w]; q < rows; q++) {
+      const PetscInt row = s0 * H + q;
+
+      if (t < heavy->gptr[w + 1] && heavy->hq[t] == q) { /* a heavy row: below */
+        t++;
+        continue;
+      }
+      if (row < L->m) z[row] = y ? y[row] + acc[q] : acc[q];
+    }
+  }
+  for (PetscInt c = 0; c < heavy->nchunks; c++) {
+    const PetscCount k0 = heavy->cstart[c], k1 = heavy->cend[c];
+    PetscScalar      lane[32] = {0}, s;
+
+    for (PetscCount base = k0; base < k1; base += CMRS_HEAVY_LOADS * 32)
+      for (PetscInt j = 0; j < CMRS_HEAVY_LOADS; j++)
+        for (PetscInt l = 0; l < 32; l++) {
+          const PetscCount k = base + j * 32 + l;
+
+          lane[l] += k < k1 ? L->val[k] * x[MatCMRSColumn(L, k)] : (PetscScalar)0;
+        }
+    s = MatCMRSHalve(lane);
+    if (heavy->cpart[c] >= 0) part[heavy->cpart[c]] = s;
+    else z[heavy->crow[c]] = y ? y[heavy->crow[c]] + s : s;
+  }
+  for (PetscInt i = 0; i < heavy->nmulti; i++) {
+    PetscScalar lane[32] = {0}, s;
+
+    for (PetscInt p = heavy->mptr[i]; p < heavy->mptr[i + 1]; p++) lane[(p - heavy->mptr[i]) % 32] += part[p];
+    s = MatCMRSHalve(lane);
+    z[heavy->mrow[i]] = y ? y[heavy->mrow[i]] + s : s;
+  }
+  PetscCall(PetscFree(acc));
+  PetscCall(PetscFree(part));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -12,6 +12,7 @@
 PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSSplit *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatCMRSLayoutMultScanHeavy(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSHeavy *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatRowGroupEmulateMult(PetscInt, PetscInt, PetscInt, const PetscCount[], const int[], const int[], const int[], const PetscScalar[], const PetscScalar[], const PetscScalar[], PetscScalar[]);
 /* the host layouts, the oracles of the device builds (ellr_layout.c, rgcsr_layout.c) */
 PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);

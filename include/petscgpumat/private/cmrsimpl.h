@@ -85,11 +85,64 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscCount, MatCMRSSplit *);
 PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 
+/*
+  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 4 x the mean row length, at
+  least 256), summed each by warps of their own instead of by the warps of their strips. On power-law graphs such rows are a few
+  percent of the rows and hold 20-60 % of the entries, scattered over every group of strips: a group that holds one is several
+  times longer than its neighbours (its warp works on while theirs have finished) and pays the scan's per-pass cost on entries
+  that need no scan. Here the groups' warps skip the heavy rows' entries (their passes run over each stretch of entries between
+  them, from its first entry) and do not write those rows; a heavy row is cut into chunks of at most C entries (-mat_cmrs_split_entries), one warp each,
+  the launch's first warps: lane l adds the chunk's entries l, l + 32, l + 64, ... in order (4 loads in flight), then the warp
+  adds its lanes by halving (lane j + 16 into lane j, then + 8, ..., + 1). A row of one chunk is written by its warp; the
+  chunks of a longer row leave partial sums that a combine kernel adds as the split's does (a warp per row: lane j adds chunks
+  j, j + 32, ... in order, then halving). No atomics: the same bits run to run, and MatCMRSLayoutMultScanHeavy()
+  (tests/reference/) reproduces them on the host. Where this plan is made no group is split (MatCMRSSplit): what made groups
+  long is taken out of them. The layout is unchanged (CMRS's arrays): the plan adds a few integers per heavy row and chunk.
+  Row binning as in the adaptive CSR kernels (CSR-Adaptive, Greathouse and Daga, SC'14; merge-based SpMV's row splitting,
+  Merrill and Garland, SC'16), kept deterministic by chunk boundaries fixed at the build.
+*/
+typedef struct {
+  PetscInt    S, H;    /* strips per warp, strip height: what the plan was made for */
+  PetscInt    T;       /* rows longer than T entries are heavy */
+  PetscCount  C;       /* entries per chunk, at most */
+  PetscInt    ngroups; /* groups of S strips */
+  PetscInt    nheavy;  /* heavy rows */
+  PetscCount  entries; /* their entries */
+  PetscInt    nchunks; /* their chunks */
+  PetscInt    nmulti;  /* heavy rows of more than one chunk */
+  int        *gptr;    /* [ngroups + 1] the heavy rows of group w: gptr[w] .. gptr[w + 1] - 1, in row order */
+  int        *hq;      /* [nheavy] the row within its group (0 .. S H - 1) */
+  PetscCount *hstart;  /* [nheavy] its first entry */
+  PetscCount *hend;    /* [nheavy] one past its last entry */
+  int        *crow;    /* [nchunks] the row of each chunk */
+  PetscCount *cstart;  /* [nchunks] its first entry */
+  PetscCount *cend;    /* [nchunks] one past its last entry */
+  int        *cpart;   /* [nchunks] where its partial sum goes; -1: the chunk is its whole row, written by its warp */
+  int        *mrow;    /* [nmulti] the rows of several chunks */
+  int        *mptr;    /* [nmulti + 1] their partial sums: mptr[i] .. mptr[i + 1] - 1 */
+} MatCMRSHeavy;
+
+/* The automatic T: 4 means, at least 256 entries. On the H200 (docs/cmrs.md, "Heavy rows") T = 4 means (29-58 entries on the
+   power-law graphs) cut the groups' passes into short stretches and lost 4-24 %; T = 128-256 gained 2-14 % there */
+#define CMRS_HEAVY_ROW_MEANS 4
+#define CMRS_HEAVY_MIN_T     256
+#define CMRS_HEAVY_LOADS     4    /* loads in flight per lane in a heavy chunk's warp */
+#define CMRS_HEAVY_AUTO      0.20 /* the automatic choice: where the rows longer than 4 means hold this share of the entries */
+
+PETSC_EXTERN PetscErrorCode MatCMRSHeavyCreate(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscCount, MatCMRSHeavy *);
+PETSC_EXTERN PetscErrorCode MatCMRSHeavyDestroy(MatCMRSHeavy *);
+PETSC_EXTERN PetscInt       MatCMRSHeavyLength(PetscInt, PetscCount);
+
 /* The kernels (-mat_cmrs_variant): Algorithm 1, the padded variant of section 6.7, the H100 segmented-scan kernel */
 #define CMRS_VARIANT_BASIC  0
 #define CMRS_VARIANT_PADDED 1
 #define CMRS_VARIANT_SCAN   2
 #define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 64, else basic (H100 sweeps, docs/cmrs.md) */
+
+/* -mat_cmrs_heavy_rows */
+#define CMRS_HEAVY_ROWS_AUTO 0 /* where some row is longer than T and the rows longer than 4 means hold CMRS_HEAVY_AUTO of the entries */
+#define CMRS_HEAVY_ROWS_OFF  1
+#define CMRS_HEAVY_ROWS_ON   2
 
 /* The plan record (MatGPUMatPlan()): the kernel, the strip height and the scan kernel's parameters, decided from the
    row statistics and the options; the build lays out with it and the products launch with it */
@@ -100,6 +153,7 @@ typedef struct {
   PetscInt   warp_strips; /* the scan kernel (unsorted, unpadded layout): strips per warp; 0: another kernel */
   PetscInt   unroll;      /* the scan kernel: passes loaded ahead */
   PetscInt   block;       /* threads per block */
+  PetscInt   heavy_length; /* the scan kernel: rows longer than this are summed by warps of their own (MatCMRSHeavy); 0: none */
   PetscInt   m;           /* rows of the device copy */
   PetscCount nnz;         /* entries */
   /* the padded variant: the entries a build would store, padding included, measured on the host rows at the first
@@ -119,7 +173,9 @@ typedef struct {
   PetscInt  unroll_option;               /* -mat_cmrs_unroll: passes loaded ahead by the scan kernel (0: automatic) */
   PetscInt  lane_entries;                /* -mat_cmrs_lane_entries: consecutive entries per lane in a pass of the scan kernel (1, 2, 4) */
   PetscBool device_convert;              /* -mat_cmrs_device_convert: pack RowInStrip on the GPU */
-  PetscInt  split_entries;               /* -mat_cmrs_split_entries: C, entries per chunk of a split group (0: no split) */
+  PetscInt  split_entries;               /* -mat_cmrs_split_entries: C, entries per chunk of a split group or a heavy row (0: no split) */
+  PetscInt  heavy_rows;                  /* -mat_cmrs_heavy_rows: CMRS_HEAVY_ROWS_AUTO, _OFF or _ON */
+  PetscInt  heavy_length_option;         /* -mat_cmrs_heavy_length: T (0: automatic) */
   /* the device copy */
   PetscInt       height, m, strips, M; /* M > 0: the padded layout is on the device */
   PetscInt       warp_strips;          /* > 0: the scan kernel runs, with this many strips per warp (the plan's at the build) */
@@ -133,6 +189,14 @@ typedef struct {
   size_t         bytes;
   /* the scan kernel's split of long groups, made at the build with its parameters (nlong = 0: none) */
   MatCMRSSplit split;
+  /* the scan kernel's heavy rows, made at the build with its parameters (nheavy = 0: none) */
+  MatCMRSHeavy heavy;
+  struct {
+    void        *buffer; /* one allocation, one upload: the arrays below point into it */
+    int         *gptr, *hq, *crow, *cpart, *mrow, *mptr;
+    PetscCount  *hstart, *hend, *cstart, *cend;
+    PetscScalar *part;
+  } d_heavy;
   struct {
     void        *buffer; /* one allocation, one upload: the arrays below point into it */
     char        *islong;
