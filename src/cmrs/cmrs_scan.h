@@ -23,13 +23,17 @@
   - a group of strips holding more than 2 C entries (a few long rows) is split into chunks of C entries summed by
     warps of their own (the launch's first warps), the same passes over the chunk's entries, into partial row sums
     that a combine kernel adds in a fixed order, a warp per row (cmrsimpl.h, MatCMRSSplit; -mat_cmrs_split_entries C).
+  - or, where the rows longer than 4 means hold a fifth of the entries, the rows longer than T are summed by warps of
+    their own (the launch's first warps, in chunks combined the same way) and each group's passes run over the stretches
+    between them (cmrsimpl.h, MatCMRSHeavy; -mat_cmrs_heavy_rows, -mat_cmrs_heavy_length).
 
   No atomics; the order of every addition depends only on the layout, S, U, E and C, so results are bitwise
-  reproducible, and MatCMRSLayoutMultScanSplit() (tests/reference/cmrs_emulate.c) reproduces them on the host bit
-  for bit. Products are rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved)
+  reproducible, and MatCMRSLayoutMultScanSplit() and MatCMRSLayoutMultScanHeavy() (tests/reference/cmrs_emulate.c)
+  reproduce them on the host bit for bit. Products are rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved)
   cannot be scanned: they use Algorithm 1.
 
-  The kernels are templates over S, U, E and the layout's packing and split: 324 of them, 7.7 MB of SASS. CUDA loads a
+  The kernels are templates over S, U, E, the layout's packing and what they do with long rows: 432 of them (324, 7.7 MB
+  of SASS, before the heavy rows). CUDA loads a
   module (an object file's device code) whole at the first launch of one of its kernels, lazily, so they are compiled
   in nine objects, one per (U, E), from cmrs_scan_instances.cu: a program's first CMRS product loads one of ~0.9 MB.
   In one object they made the first build of every process 10-13 ms longer (lap3d7 64^3 on an H100: 15-18 ms against
