@@ -424,12 +424,19 @@ static PetscErrorCode MatCMRSPlanUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, size_
 static PetscErrorCode MatCMRSHeavyUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void *stream)
 {
   const MatCMRSHeavy *h       = &c->heavy;
-  const void *const   host[]  = {h->gptr, h->hq, h->crow, h->cpart, h->mrow, h->mptr, h->hstart, h->hend, h->cstart, h->cend};
-  const size_t        bytes[] = {(size_t)(h->ngroups + 1) * sizeof(int), (size_t)h->nheavy * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nmulti * sizeof(int), (size_t)(h->nmulti + 1) * sizeof(int), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount)};
-  void **const        dev[]   = {(void **)&c->d_heavy.gptr, (void **)&c->d_heavy.hq, (void **)&c->d_heavy.crow, (void **)&c->d_heavy.cpart, (void **)&c->d_heavy.mrow, (void **)&c->d_heavy.mptr, (void **)&c->d_heavy.hstart, (void **)&c->d_heavy.hend, (void **)&c->d_heavy.cstart, (void **)&c->d_heavy.cend};
+  unsigned int       *zeros; /* the tickets, at 0 */
+  const void *const   host[]  = {h->gptr, h->hq, h->crow, h->cpart, h->cmulti, h->mptr, h->hstart, h->hend, h->cstart, h->cend, NULL};
+  const size_t        bytes[] = {(size_t)(h->ngroups + 1) * sizeof(int), (size_t)h->nheavy * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)h->nchunks * sizeof(int), (size_t)(h->nmulti + 1) * sizeof(int), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nheavy * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount), (size_t)h->nchunks * sizeof(PetscCount), (size_t)h->nmulti * sizeof(unsigned int)};
+  void **const        dev[]   = {(void **)&c->d_heavy.gptr, (void **)&c->d_heavy.hq, (void **)&c->d_heavy.crow, (void **)&c->d_heavy.cpart, (void **)&c->d_heavy.cmulti, (void **)&c->d_heavy.mptr, (void **)&c->d_heavy.hstart, (void **)&c->d_heavy.hend, (void **)&c->d_heavy.cstart, (void **)&c->d_heavy.cend, (void **)&c->d_heavy.ticket};
+  const void         *with[PETSC_STATIC_ARRAY_LENGTH(host)];
+  PetscErrorCode      ierr;
 
   PetscFunctionBegin;
-  PetscCall(MatCMRSPlanUpload_Private(A, c, PETSC_STATIC_ARRAY_LENGTH(host), host, bytes, dev, (size_t)(h->nmulti ? h->mptr[h->nmulti] : 0), &c->d_heavy.buffer, &c->d_heavy.part, stream));
+  PetscCall(PetscCalloc1(h->nmulti + 1, &zeros));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(host); k++) with[k] = host[k] ? host[k] : zeros;
+  ierr = MatCMRSPlanUpload_Private(A, c, PETSC_STATIC_ARRAY_LENGTH(host), with, bytes, dev, (size_t)(h->nmulti ? h->mptr[h->nmulti] : 0), &c->d_heavy.buffer, &c->d_heavy.part, stream);
+  PetscCall(PetscFree(zeros)); /* staged by the upload on return */
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

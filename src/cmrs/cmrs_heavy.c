@@ -76,7 +76,7 @@ PetscErrorCode MatCMRSHeavyCreate(PetscInt m, PetscInt H, const PetscInt ai[], P
   }
   PetscCall(PetscCalloc1(heavy->ngroups + 1, &heavy->gptr));
   PetscCall(PetscMalloc3(heavy->nheavy, &heavy->hq, heavy->nheavy, &heavy->hstart, heavy->nheavy, &heavy->hend));
-  PetscCall(PetscMalloc4(heavy->nchunks, &heavy->crow, heavy->nchunks, &heavy->cstart, heavy->nchunks, &heavy->cend, heavy->nchunks, &heavy->cpart));
+  PetscCall(PetscMalloc5(heavy->nchunks, &heavy->crow, heavy->nchunks, &heavy->cstart, heavy->nchunks, &heavy->cend, heavy->nchunks, &heavy->cpart, heavy->nchunks, &heavy->cmulti));
   PetscCall(PetscMalloc2(heavy->nmulti, &heavy->mrow, heavy->nmulti + 1, &heavy->mptr));
   heavy->mptr[0] = 0;
   for (PetscInt i = 0; i < m; i++) {
@@ -96,6 +96,7 @@ PetscErrorCode MatCMRSHeavyCreate(PetscInt m, PetscInt H, const PetscInt ai[], P
       heavy->cstart[c] = ai[i] + k * C;
       heavy->cend[c]   = k + 1 < n ? ai[i] + (k + 1) * C : ai[i + 1];
       heavy->cpart[c]  = n > 1 ? part++ : -1;
+      heavy->cmulti[c] = n > 1 ? mu : -1;
     }
     if (n > 1) {
       heavy->mrow[mu]     = i;
@@ -124,7 +125,7 @@ PetscErrorCode MatCMRSHeavyDestroy(MatCMRSHeavy *heavy)
   PetscFunctionBegin;
   PetscCall(PetscFree(heavy->gptr));
   PetscCall(PetscFree3(heavy->hq, heavy->hstart, heavy->hend));
-  PetscCall(PetscFree4(heavy->crow, heavy->cstart, heavy->cend, heavy->cpart));
+  PetscCall(PetscFree5(heavy->crow, heavy->cstart, heavy->cend, heavy->cpart, heavy->cmulti));
   PetscCall(PetscFree2(heavy->mrow, heavy->mptr));
   PetscCall(PetscMemzero(heavy, sizeof(*heavy)));
   PetscFunctionReturn(PETSC_SUCCESS);

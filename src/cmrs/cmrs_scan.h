@@ -67,9 +67,10 @@ struct SplitArgs {
 
 /* The heavy rows on the device (MatCMRSHeavy, cmrsimpl.h), read only by the kLongHeavy kernels */
 struct HeavyArgs {
-  const int        *gptr, *hq, *crow, *cpart;
+  const int        *gptr, *hq, *crow, *cpart, *cmulti, *mptr;
   const PetscCount *hstart, *hend, *cstart, *cend;
   PetscScalar      *part;
+  unsigned int     *ticket;
   int               nchunks;
 };
 
@@ -185,7 +186,8 @@ __device__ __forceinline__ void scan_passes(int lo, int hi, const int (&bnd)[S +
 /*
   A chunk of a heavy row (MatCMRSHeavy): lane l adds entries l, l + 32, l + 64, ... of the chunk in order, CMRS_HEAVY_LOADS
   passes loaded at a time, then the warp adds its lanes by halving; a chunk that is its whole row writes it, the others
-  their partial sums
+  their partial sums, and the last of a row's chunks to finish (its ticket) adds them: lane j the row's partial sums j,
+  j + 32, ... in that order, then the lanes by halving (MatCMRSLayoutMultScanHeavy())
 */
 template <bool PACKED>
 __device__ __forceinline__ void heavy_chunk_warp(long long c, const unsigned int *__restrict__ col, const PetscScalar *__restrict__ val, const PetscScalar *__restrict__ x, const PetscScalar *y, PetscScalar *z, const HeavyArgs &heavy)
@@ -217,11 +219,33 @@ __device__ __forceinline__ void heavy_chunk_warp(long long c, const unsigned int
   }
 #pragma unroll
   for (int off = kWarp / 2; off > 0; off /= 2) s += __shfl_down_sync(kFull, s, off);
-  if (lane == 0) {
+  {
     const int p = heavy.cpart[c], row = heavy.crow[c];
 
-    if (p >= 0) heavy.part[p] = s;
-    else z[row] = y ? y[row] + s : s;
+    if (p < 0) { /* the whole row */
+      if (lane == 0) z[row] = y ? y[row] + s : s;
+    } else {
+      const int mi = heavy.cmulti[c], p0 = heavy.mptr[mi], p1 = heavy.mptr[mi + 1];
+      bool      last = false;
+
+      if (lane == 0) {
+        heavy.part[p] = s;
+        __threadfence(); /* the partial sum before the ticket */
+        last = atomicAdd(heavy.ticket + mi, 1u) == (unsigned int)(p1 - p0 - 1);
+      }
+      if (__shfl_sync(kFull, last, 0)) { /* warp-uniform: the row's other chunks are done */
+        PetscScalar acc = 0;
+
+        __threadfence();
+        for (int q = p0 + lane; q < p1; q += kWarp) acc += __ldcg(heavy.part + q); /* from L2: written by other SMs */
+#pragma unroll
+        for (int off = kWarp / 2; off > 0; off /= 2) acc += __shfl_down_sync(kFull, acc, off);
+        if (lane == 0) {
+          z[row]        = y ? y[row] + acc : acc;
+          heavy.ticket[mi] = 0; /* for the next product, which the stream orders after this one */
+        }
+      }
+    }
   }
 }
 
@@ -357,26 +381,6 @@ __global__ void cmrs_split_combine(int nlong, int rows, int m, const int *__rest
   }
 }
 
-/*
-  The rows of several chunks of the heavy rows, one warp per row: lane j adds the row's partial sums j, j + 32, ... in
-  that order, then the warp adds its lanes by halving, as cmrs_split_combine() does (MatCMRSLayoutMultScanHeavy())
-*/
-__global__ void cmrs_heavy_combine(int nmulti, const int *__restrict__ mrow, const int *__restrict__ mptr, const PetscScalar *__restrict__ part, const PetscScalar *y, PetscScalar *z)
-{
-  const long long t    = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / kWarp;
-  const int       lane = threadIdx.x % kWarp;
-
-  if (t < nmulti) { /* warp-uniform */
-    const int   row = mrow[t];
-    PetscScalar acc = 0;
-
-    for (int p = mptr[t] + lane; p < mptr[t + 1]; p += kWarp) acc += part[p];
-#pragma unroll
-    for (int off = kWarp / 2; off > 0; off /= 2) acc += __shfl_down_sync(kFull, acc, off);
-    if (lane == 0) z[row] = y ? y[row] + acc : acc;
-  }
-}
-
 template <int S, int U, int E, bool PACKED, int LONG>
 void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long nwarps, const SplitArgs &split, const HeavyArgs &heavy, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
 {
@@ -390,8 +394,8 @@ void launch_scan_kernel(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, long long
 }
 
 /*
-  The chunks of the split groups (or of the heavy rows) and the other groups in one launch, then, where some are split
-  (or some heavy row has several chunks), the combine step
+  The chunks of the split groups (or of the heavy rows) and the other groups in one launch, then, where some are split,
+  the combine step
 */
 template <int S, int U, int E>
 void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScalar *x, const PetscScalar *y, PetscScalar *z)
@@ -400,17 +404,12 @@ void launch_scan(const Mat_SeqCMRSCUDA *c, cudaStream_t stream, const PetscScala
   const PetscBool  split  = (PetscBool)(c->split.nlong > 0 && c->split.S == S && c->split.H == c->height);
   const PetscBool  heavy  = (PetscBool)(c->heavy.nheavy > 0 && c->heavy.S == S && c->heavy.H == c->height);
   const SplitArgs  args   = {split ? c->d_split.islong : nullptr, c->d_split.cgroup, c->d_split.cqa, c->d_split.cnq, c->d_split.cstart, c->d_split.cend, c->d_split.coff, c->d_split.part, split ? (int)c->split.nchunks : 0};
-  const HeavyArgs  hargs  = {c->d_heavy.gptr, c->d_heavy.hq, c->d_heavy.crow, c->d_heavy.cpart, c->d_heavy.hstart, c->d_heavy.hend, c->d_heavy.cstart, c->d_heavy.cend, c->d_heavy.part, heavy ? (int)c->heavy.nchunks : 0};
+  const HeavyArgs  hargs  = {c->d_heavy.gptr, c->d_heavy.hq, c->d_heavy.crow, c->d_heavy.cpart, c->d_heavy.cmulti, c->d_heavy.mptr, c->d_heavy.hstart, c->d_heavy.hend, c->d_heavy.cstart, c->d_heavy.cend, c->d_heavy.part, c->d_heavy.ticket, heavy ? (int)c->heavy.nchunks : 0};
 
   if (heavy) {
     if (c->packed) launch_scan_kernel<S, U, E, true, kLongHeavy>(c, stream, hargs.nchunks + groups, args, hargs, x, y, z);
     else launch_scan_kernel<S, U, E, false, kLongHeavy>(c, stream, hargs.nchunks + groups, args, hargs, x, y, z);
-    if (c->heavy.nmulti) {
-      const long long n = (long long)c->heavy.nmulti * kWarp; /* a warp per row */
-
-      cmrs_heavy_combine<<<(unsigned int)((n + 255) / 256), 256, 0, stream>>>((int)c->heavy.nmulti, c->d_heavy.mrow, c->d_heavy.mptr, c->d_heavy.part, y, z);
-    }
-    return;
+    return; /* the rows of several chunks were finished by their last chunk's warp */
   }
   if (!split) {
     if (c->packed) launch_scan_kernel<S, U, E, true, kLongNone>(c, stream, groups, args, hargs, x, y, z);

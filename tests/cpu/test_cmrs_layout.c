@@ -475,7 +475,8 @@ static PetscErrorCode TestSplit(void)
   The heavy rows of the scan kernel (MatCMRSHeavy) on the cases of TestSplit(), for heights, strips per warp, thresholds
   and chunk sizes: every row longer than T is heavy once, listed by its group in row order with its row in the group and
   its entries; its chunks follow each other over its entries, at most C each (whole where C = 0); a row of one chunk is
-  written by it, the others' partial sums are numbered in order and listed for the combine; the emulation is exact on
+  written by it, the others' partial sums are numbered in order, their chunks know their row's ticket, and the rows are
+  listed for the combine; the emulation is exact on
   integer data
 */
 static PetscErrorCode TestHeavy(void)
@@ -525,10 +526,10 @@ static PetscErrorCode TestHeavy(void)
                 e = hv.cend[c++];
               }
               if (!bad[0] && e != ai[i + 1]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": its chunks end at %" PetscCount_FMT ", not %" PetscInt_FMT, i, e, ai[i + 1]));
-              if (!bad[0] && c - n0 == 1 && hv.cpart[n0] != -1) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of one chunk has a partial sum", i));
+              if (!bad[0] && c - n0 == 1 && (hv.cpart[n0] != -1 || hv.cmulti[n0] != -1)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of one chunk has a partial sum", i));
               if (!bad[0] && c - n0 > 1) {
                 for (PetscInt j = n0; j < c; j++)
-                  if (hv.cpart[j] != part++) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": chunk %" PetscInt_FMT "'s partial sum is %d", i, j, hv.cpart[j]));
+                  if (hv.cpart[j] != part++ || hv.cmulti[j] != mu) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": chunk %" PetscInt_FMT "'s partial sum is %d, its row's ticket %d", i, j, hv.cpart[j], hv.cmulti[j]));
                 if (mu >= hv.nmulti || hv.mrow[mu] != i || hv.mptr[mu + 1] != part) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of %" PetscInt_FMT " chunks is not combined %" PetscInt_FMT, i, c - n0, mu));
                 mu++;
                 multi++;

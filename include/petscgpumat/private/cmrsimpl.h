@@ -94,8 +94,9 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
   them, from its first entry) and do not write those rows; a heavy row is cut into chunks of at most C entries (-mat_cmrs_split_entries), one warp each,
   the launch's first warps: lane l adds the chunk's entries l, l + 32, l + 64, ... in order (4 loads in flight), then the warp
   adds its lanes by halving (lane j + 16 into lane j, then + 8, ..., + 1). A row of one chunk is written by its warp; the
-  chunks of a longer row leave partial sums that a combine kernel adds as the split's does (a warp per row: lane j adds chunks
-  j, j + 32, ... in order, then halving). No atomics: the same bits run to run, and MatCMRSLayoutMultScanHeavy()
+  chunks of a longer row leave partial sums, and the last of its chunks' warps to finish (a ticket per row) adds them as
+  the split's combine does (lane j adds chunks j, j + 32, ... in order, then halving): whichever warp it is, the order is
+  the same, and no second launch is needed (at ~5 M nonzeros one cost soc-Slashdot0902 8 %). No atomics: the same bits run to run, and MatCMRSLayoutMultScanHeavy()
   (tests/reference/) reproduces them on the host. Where this plan is made no group is split (MatCMRSSplit): what made groups
   long is taken out of them. The layout is unchanged (CMRS's arrays): the plan adds a few integers per heavy row and chunk.
   Row binning as in the adaptive CSR kernels (CSR-Adaptive, Greathouse and Daga, SC'14; merge-based SpMV's row splitting,
@@ -118,6 +119,7 @@ typedef struct {
   PetscCount *cstart;  /* [nchunks] its first entry */
   PetscCount *cend;    /* [nchunks] one past its last entry */
   int        *cpart;   /* [nchunks] where its partial sum goes; -1: the chunk is its whole row, written by its warp */
+  int        *cmulti;  /* [nchunks] the row's place among the rows of several chunks (mrow), -1 for a row of one chunk */
   int        *mrow;    /* [nmulti] the rows of several chunks */
   int        *mptr;    /* [nmulti + 1] their partial sums: mptr[i] .. mptr[i + 1] - 1 */
 } MatCMRSHeavy;
@@ -193,7 +195,8 @@ typedef struct {
   MatCMRSHeavy heavy;
   struct {
     void        *buffer; /* one allocation, one upload: the arrays below point into it */
-    int         *gptr, *hq, *crow, *cpart, *mrow, *mptr;
+    int          *gptr, *hq, *crow, *cpart, *cmulti, *mptr;
+    unsigned int *ticket; /* [nmulti] the chunks of each row of several that have finished, back at 0 after its last */
     PetscCount  *hstart, *hend, *cstart, *cend;
     PetscScalar *part;
   } d_heavy;
