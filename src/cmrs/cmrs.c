@@ -69,13 +69,9 @@ static PetscInt MatCMRSUnroll(PetscInt S, PetscInt option)
 }
 
 /*
-  The plan: the kernel, the strip height and the scan kernel's strips per warp and passes loaded ahead, from the rows and
-  entries the device copy will hold (the base's row statistics) and the options
-*/
-/*
   The scan kernel's heavy rows (MatCMRSHeavy): the length above which a row is summed by warps of its own, 0 for none.
   Automatic: where some row is longer than T and the rows longer than 4 means hold at least CMRS_HEAVY_AUTO of the entries
-  (H200, 19 real matrices with rows longer than T at 20 M nonzeros: +2 to +13 % on 9 of the 11 above 20 %, -6 % on two;
+  (H200, 19 real matrices with rows longer than T at 20 M nonzeros: +2 to +14 % on 9 of the 11 above 20 %, -6 % on two;
   up to -11 % on those below, whose few heavy rows only cut their groups' passes; docs/cmrs.md, "Heavy rows")
 */
 static PetscInt MatCMRSHeavyPlan(const Mat_SeqCMRSCUDA *c, const MatCMRSPlan *p, const MatGPUMatRowStats *s)
@@ -87,6 +83,10 @@ static PetscInt MatCMRSHeavyPlan(const Mat_SeqCMRSCUDA *c, const MatCMRSPlan *p,
   return T;
 }
 
+/*
+  The plan: the kernel, the strip height and the scan kernel's strips per warp, passes loaded ahead and heavy rows, from the rows and
+  entries the device copy will hold (the base's row statistics) and the options
+*/
 static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
 {
   Mat_SeqCMRSCUDA *c;
@@ -379,7 +379,7 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatCMRSSplitFree_Private(Mat_SeqCMRSCUDA *c)
+static PetscErrorCode MatCMRSLongRowsFree_Private(Mat_SeqCMRSCUDA *c)
 {
   PetscFunctionBegin;
   PetscCall(MatGPUMatDeviceFree(&c->d_split.buffer));
@@ -461,12 +461,12 @@ static PetscErrorCode MatCMRSSplitUpload_Private(Mat A, Mat_SeqCMRSCUDA *c, void
   and its heavy rows, or else the split of its long groups (cmrsimpl.h), laid out from the host row offsets of the rows
   the device holds
 */
-static PetscErrorCode MatCMRSSplitLongGroups_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
+static PetscErrorCode MatCMRSLongRows_Private(Mat A, Mat_SeqCMRSCUDA *c, const MatGPUMatCSR *csr)
 {
   MatCMRSSplit *s = &c->split;
 
   PetscFunctionBegin;
-  PetscCall(MatCMRSSplitFree_Private(c));
+  PetscCall(MatCMRSLongRowsFree_Private(c));
   c->warp_strips = c->plan.warp_strips; /* the plan's: the scan kernel on an unsorted, unpadded layout */
   if (!c->warp_strips || !csr->m) PetscFunctionReturn(PETSC_SUCCESS);
   if (c->plan.heavy_length) {
@@ -494,7 +494,7 @@ static PetscErrorCode MatGPUFormatFreeDevice_CMRS(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_col));
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_ris));
   PetscCall(MatGPUMatDeviceFree((void **)&c->d_val));
-  PetscCall(MatCMRSSplitFree_Private(c));
+  PetscCall(MatCMRSLongRowsFree_Private(c));
   c->bytes = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -581,7 +581,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   PetscCall(MatCMRSCanPack(A->cmap->n, &packed));
   if (c->variant != CMRS_VARIANT_PADDED && !c->sort && packed && c->device_convert && m > 0) {
     PetscCall(MatCMRSBuildOnDevice_Private(A, c, h, csr));
-    PetscCall(MatCMRSSplitLongGroups_Private(A, c, csr));
+    PetscCall(MatCMRSLongRows_Private(A, c, csr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* the sorted and padded variants are laid out on the host */
@@ -607,7 +607,7 @@ static PetscErrorCode MatGPUFormatBuild_CMRS(Mat A, MatGPUMatCSR *csr)
   c->bytes  = MatCMRSDeviceBytes(L.strips, L.nnz, L.packed);
   PetscCall(MatCMRSLayoutDestroy(&L));
   PetscCall(ierr);
-  PetscCall(MatCMRSSplitLongGroups_Private(A, c, csr));
+  PetscCall(MatCMRSLongRows_Private(A, c, csr));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

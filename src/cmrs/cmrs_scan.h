@@ -27,7 +27,8 @@
     their own (the launch's first warps, in chunks combined the same way) and each group's passes run over the stretches
     between them (cmrsimpl.h, MatCMRSHeavy; -mat_cmrs_heavy_rows, -mat_cmrs_heavy_length).
 
-  No atomics; the order of every addition depends only on the layout, S, U, E and C, so results are bitwise
+  No atomics in the sums (the heavy rows' tickets only pick the warp that adds a row's chunks); the order of every
+  addition depends only on the layout, S, U, E, C and T, so results are bitwise
   reproducible, and MatCMRSLayoutMultScanSplit() and MatCMRSLayoutMultScanHeavy() (tests/reference/cmrs_emulate.c)
   reproduce them on the host bit for bit. Products are rounded before they are added (no FMA), as on the host. Sorted strips (rows interleaved)
   cannot be scanned: they use Algorithm 1.
