@@ -551,6 +551,7 @@ static PetscErrorCode TestHeavy(void)
     PetscCall(MatDestroy(&A));
   }
   TEST_CHECK(heavyrows > 0 && multi > 0, "CMRS heavy rows: rows were heavy (%" PetscInt_FMT "), rows had several chunks (%" PetscInt_FMT ")", heavyrows, multi);
+  TEST_CHECK(MatCMRSHeavyLength(1000, 10000) == CMRS_HEAVY_MIN_T && MatCMRSHeavyLength(1000, 100000) == 400 && MatCMRSHeavyLength(0, 0) == CMRS_HEAVY_MIN_T, "CMRS heavy rows: the automatic threshold is 4 means, at least %d entries (mean 10: %" PetscInt_FMT ", mean 100: %" PetscInt_FMT ")", CMRS_HEAVY_MIN_T, MatCMRSHeavyLength(1000, 10000), MatCMRSHeavyLength(1000, 100000));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
