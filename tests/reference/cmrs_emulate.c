@@ -2,6 +2,14 @@
 #include <petscgpumat/private/cmrsimpl.h>
 #include "emulate.h"
 
+/* A warp's 32 lane sums added pairwise by halving (lane j + 16 into lane j, then + 8, ..., + 1), as the kernels' shuffles do */
+static PetscScalar MatCMRSHalve(PetscScalar lane[32])
+{
+  for (PetscInt off = 16; off > 0; off /= 2)
+    for (PetscInt j = 0; j < off; j++) lane[j] += lane[j + off];
+  return lane[0];
+}
+
 /*
   z = A x (+ y) the way Algorithm 1 computes it: 32 lanes take the strip's entries cyclically (entry j to lane
   j mod 32 from the strip start), each lane keeps one partial sum per row of the strip, then each row's 32
@@ -20,11 +28,10 @@ PetscErrorCode MatCMRSLayoutMult(const MatCMRSLayout *L, const PetscScalar x[], 
     for (PetscCount k = start; k < end; k++)
       if (!L->src || L->src[k] >= 0) buf[MatCMRSRowInStrip(L, k)][(k - start) % 32] += L->val[k] * x[MatCMRSColumn(L, k)];
     for (PetscInt r = 0; r < L->height; r++) {
-      const PetscInt row = s * L->height + r;
+      const PetscInt    row = s * L->height + r;
+      const PetscScalar sum = MatCMRSHalve(buf[r]);
 
-      for (PetscInt off = 16; off > 0; off /= 2)
-        for (PetscInt lane = 0; lane < off; lane++) buf[r][lane] += buf[r][lane + off];
-      if (row < L->m) z[row] = y ? y[row] + buf[r][0] : buf[r][0];
+      if (row < L->m) z[row] = y ? y[row] + sum : sum;
     }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -101,9 +108,7 @@ static PetscScalar MatCMRSSplitCombineRow(const MatCMRSSplit *split, PetscInt l,
 
   for (PetscInt c = split->lc[l]; c < split->lc[l + 1]; c++)
     if (q >= split->cqa[c] && q < split->cqa[c] + split->cnq[c]) lane[(c - split->lc[l]) % 32] += part[split->coff[c] + q - split->cqa[c]];
-  for (PetscInt off = 16; off > 0; off /= 2)
-    for (PetscInt j = 0; j < off; j++) lane[j] += lane[j + off];
-  return lane[0];
+  return MatCMRSHalve(lane);
 }
 
 /*
@@ -162,15 +167,8 @@ PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *L, PetscInt S, PetscIn
   passes run over the stretches of entries between its heavy rows (each stretch's passes from its first entry) and
   leave those rows alone; each chunk of a heavy row is summed by lanes (lane l: entries l, l + 32, ... in order, CMRS_HEAVY_LOADS
   passes at a time, past the chunk's end adding zeros) and the lanes by halving; a row of several chunks adds its
-  chunks' sums by a combine warp (lane j: chunks j, j + 32, ... in order, then halving)
+  chunks' sums as the last of its chunks' warps does (lane j: chunks j, j + 32, ... in order, then halving)
 */
-static PetscScalar MatCMRSHalve(PetscScalar lane[32])
-{
-  for (PetscInt off = 16; off > 0; off /= 2)
-    for (PetscInt j = 0; j < off; j++) lane[j] += lane[j + off];
-  return lane[0];
-}
-
 PetscErrorCode MatCMRSLayoutMultScanHeavy(const MatCMRSLayout *L, PetscInt S, PetscInt E, const MatCMRSHeavy *heavy, const PetscScalar x[], const PetscScalar y[], PetscScalar z[])
 {
   const PetscInt H = L->height, rows = S * H;
