@@ -39,13 +39,6 @@ static PetscInt MatCMRSAutomaticHeight(PetscInt m, PetscCount nnz)
 #define CMRS_SCAN_HEIGHT       16 /* best in double and in single precision */
 #define CMRS_SCAN_WARP_ENTRIES 512
 
-/* The variant in use: -mat_cmrs_variant auto (default) takes the scan kernel up to a mean row length of 64 */
-static PetscInt MatCMRSVariantInUse(const Mat_SeqCMRSCUDA *c, PetscInt m, PetscCount nnz)
-{
-  if (c->variant != CMRS_VARIANT_AUTO) return c->variant;
-  return nnz > (PetscCount)64 * m ? CMRS_VARIANT_BASIC : CMRS_VARIANT_SCAN;
-}
-
 static PetscInt MatCMRSWarpStrips(PetscInt h, PetscInt option, PetscInt m, PetscCount nnz)
 {
   const PetscReal mean = m ? (PetscReal)nnz / (PetscReal)m : 0.0;
@@ -70,16 +63,24 @@ static PetscInt MatCMRSUnroll(PetscInt S, PetscInt option)
 
 /*
   The scan kernel's heavy rows (MatCMRSHeavy): the length above which a row is summed by warps of its own, 0 for none.
-  Automatic: where some row is longer than T and the rows longer than 4 means hold at least CMRS_HEAVY_AUTO of the entries
-  (H200, 19 real matrices with rows longer than T at 20 M nonzeros: +2 to +14 % on 9 of the 11 above 20 %, -6 % on two;
-  up to -11 % on those below, whose few heavy rows only cut their groups' passes; docs/cmrs.md, "Heavy rows")
+  Automatic, where some row is longer than T (H200, 20 M nonzeros; docs/cmrs.md, "Heavy rows"):
+  - mean row up to 64 entries: where the rows longer than 4 means also hold at least CMRS_HEAVY_AUTO of the entries
+    (19 real matrices with rows longer than T: +2 to +14 % on 9 of the 11 above 20 %, -6 % on two; up to -11 % on those
+    below, whose few heavy rows only cut their groups' passes);
+  - longer mean rows, where Algorithm 1 ran until 2026-11-29: always (MIT8 and JohnsHopkins 0.79-0.82x cuSPARSE with
+    Algorithm 1, 0.90 with the scan kernel alone, 0.98 with heavy rows; a dense 4500 x 4500 0.92, 0.87, 1.01-1.02)
 */
 static PetscInt MatCMRSHeavyPlan(const Mat_SeqCMRSCUDA *c, const MatCMRSPlan *p, const MatGPUMatRowStats *s)
 {
-  const PetscInt T = c->heavy_length_option ? c->heavy_length_option : MatCMRSHeavyLength(p->m, p->nnz);
+  const PetscInt T = c->heavy_length_option ? c->heavy_length_option : CMRS_HEAVY_T;
 
   if (!p->warp_strips || !p->m || c->heavy_rows == CMRS_HEAVY_ROWS_OFF) return 0;
-  if (c->heavy_rows == CMRS_HEAVY_ROWS_AUTO && !(s->preallocated && s->maxlen > T && (PetscReal)s->heavy >= CMRS_HEAVY_AUTO * (PetscReal)s->nnz)) return 0;
+  if (c->heavy_rows == CMRS_HEAVY_ROWS_AUTO) {
+    const PetscBool long_rows = (PetscBool)(p->nnz > (PetscCount)CMRS_HEAVY_LONG_MEAN * p->m);
+
+    if (!s->preallocated || s->maxlen <= T) return 0;
+    if (!long_rows && (PetscReal)s->heavy < CMRS_HEAVY_AUTO * (PetscReal)s->nnz) return 0;
+  }
   return T;
 }
 
@@ -98,8 +99,7 @@ static PetscErrorCode MatGPUFormatPlan_CMRS(Mat A, const MatGPUMatRowStats *s)
   p->m        = s->rows;
   p->nnz      = s->nnz;
   p->measured = PETSC_FALSE; /* measured again when asked, for this pattern */
-  if (c->variant == CMRS_VARIANT_AUTO) p->variant = s->preallocated ? MatCMRSVariantInUse(c, p->m, p->nnz) : CMRS_VARIANT_SCAN;
-  else p->variant = c->variant;
+  p->variant  = c->variant == CMRS_VARIANT_AUTO ? CMRS_VARIANT_SCAN : c->variant;
   p->height_auto = (PetscBool)!c->height_option;
   p->height      = c->height_option;
   if (!p->height && p->variant == CMRS_VARIANT_PADDED) p->height = CMRS_MAX_HEIGHT; /* the padded variant: the 2014 paper's height 16 */
@@ -299,7 +299,7 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
   PetscCall(PetscOptionsBool("-mat_cmrs_sort", "Sort the entries of each strip by column (the papers' fourth optimisation)", "MatCMRSCUDASetSort", c->sort, &flg, &set));
   if (set) PetscCall(MatCMRSCUDASetSort(A, flg));
   variant = c->variant;
-  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32), scan (H100 kernel on the basic layout: warp segmented scan, no padding) or auto (scan up to 64 entries per row, else basic)", "", MatCMRSVariants, 4, MatCMRSVariants[c->variant], &variant, &set));
+  PetscCall(PetscOptionsEList("-mat_cmrs_variant", "CMRS kernel: basic (Algorithm 1, no padding), padded (section 6.7: height 16, M-column buffer, strips padded to passes of 32), scan (H100 kernel on the basic layout: warp segmented scan, no padding) or auto (scan, with heavy rows where rows are long)", "", MatCMRSVariants, 4, MatCMRSVariants[c->variant], &variant, &set));
   if (set && variant != c->variant) {
     c->variant = variant;
     PetscCall(MatGPUMatInvalidateStructure(A));
@@ -323,12 +323,12 @@ static PetscErrorCode MatGPUFormatSetFromOptions_CMRS(Mat A, PetscGPUMatOptionIt
     c->split_entries = v;
   }
   v = c->heavy_rows;
-  PetscCall(PetscOptionsEList("-mat_cmrs_heavy_rows", "Scan variant: rows longer than -mat_cmrs_heavy_length summed by warps of their own, in chunks of at most -mat_cmrs_split_entries entries, out of their strips' warps: auto (where there are such rows and the rows longer than 4 means hold >= 20 % of the entries), off or on", "", MatCMRSHeavyModes, 3, MatCMRSHeavyModes[c->heavy_rows], &v, &set));
+  PetscCall(PetscOptionsEList("-mat_cmrs_heavy_rows", "Scan variant: rows longer than -mat_cmrs_heavy_length summed by warps of their own, in chunks of at most -mat_cmrs_split_entries entries, out of their strips' warps: auto (where there are such rows, and the mean row is longer than 64 entries or the rows longer than 4 means hold >= 20 % of the entries), off or on", "", MatCMRSHeavyModes, 3, MatCMRSHeavyModes[c->heavy_rows], &v, &set));
   if (set && v != c->heavy_rows) {
     c->heavy_rows = v;
     PetscCall(MatGPUMatInvalidateStructure(A)); /* the plan of the heavy rows is made at the build */
   }
-  PetscCall(PetscOptionsInt("-mat_cmrs_heavy_length", "Scan variant: a row longer than this many entries is heavy (0: automatic, 4 x the mean row length, at least 256)", "", c->heavy_length_option, &v, &set));
+  PetscCall(PetscOptionsInt("-mat_cmrs_heavy_length", "Scan variant: a row longer than this many entries is heavy (0: automatic, 256)", "", c->heavy_length_option, &v, &set));
   if (set) {
     PetscCheck(v >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "-mat_cmrs_heavy_length %" PetscInt_FMT " must be 0 (automatic) or positive", v);
     if (v != c->heavy_length_option) PetscCall(MatGPUMatInvalidateStructure(A));
@@ -366,14 +366,14 @@ static PetscErrorCode MatGPUFormatView_CMRS(Mat A, PetscViewer viewer)
   PetscCall(MatCMRSGetPlan_Private(A, &p));
   hauto = p->height_auto ? " (automatic)" : "";
   if (p->variant == CMRS_VARIANT_PADDED) PetscCall(PetscViewerASCIIPrintf(viewer, "variant padded (section 6.7), height %" PetscInt_FMT ", buffer columns M = %" PetscInt_FMT ", block size %" PetscInt_FMT "; strips padded with explicit zeros to passes of 32\n", p->height, c->M_option, p->block));
-  else if (c->variant == CMRS_VARIANT_AUTO && p->variant == CMRS_VARIANT_BASIC && !c->sort) PetscCall(PetscViewerASCIIPrintf(viewer, "variant auto: basic (Algorithm 1; more than 64 entries per row), height %" PetscInt_FMT "%s, block size %" PetscInt_FMT "\n", p->height, hauto, p->block));
   else if (p->warp_strips) PetscCall(PetscViewerASCIIPrintf(viewer, "variant %s scan (H100 kernel: warp segmented scan on the unsorted layout), height %" PetscInt_FMT "%s, %" PetscInt_FMT " strips per warp, %" PetscInt_FMT " passes loaded ahead, %" PetscInt_FMT " entries per lane per pass, block size %" PetscInt_FMT "\n", c->variant == CMRS_VARIANT_AUTO ? "auto:" : "", p->height, hauto, p->warp_strips, p->unroll, c->lane_entries, p->block));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "variant basic (Algorithm 1)%s, height %" PetscInt_FMT "%s, block size %" PetscInt_FMT ", strips sorted by column: %s\n", c->variant >= CMRS_VARIANT_SCAN ? " (the scan kernel needs unsorted strips)" : "", p->height, hauto, p->block, c->sort ? "yes" : "no"));
   PetscCall(PetscViewerASCIIPrintf(viewer, "%s\n", packed ? "RowInStrip packed into the 4 high bits of 32-bit column indices" : "unpacked: RowInStrip in a separate byte array (more than 2^28 columns or 64-bit PetscInt)"));
   if (g->built && !c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, no padding; built on the %s\n", c->strips, c->device_built ? "GPU" : "host"));
   if (g->built && c->M) PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " strips, padding %.1f%% of nnz (memory overhead of the padded variant)\n", c->strips, g->nnz ? 100.0 * (double)(c->nnz - g->nnz) / (double)g->nnz : 0.0));
+  if (!g->built && p->heavy_length) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows planned: rows longer than %" PetscInt_FMT " entries, summed by warps of their own (-mat_cmrs_heavy_rows %s)\n", p->heavy_length, MatCMRSHeavyModes[c->heavy_rows]));
   if (g->built && c->heavy.nheavy) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows: %" PetscInt_FMT " rows longer than %" PetscInt_FMT " entries (%.1f %% of the entries) summed by warps of their own in %" PetscInt_FMT " chunks of at most %" PetscCount_FMT " entries, out of their strips' warps (-mat_cmrs_heavy_rows %s)\n", c->heavy.nheavy, c->heavy.T, g->nnz ? 100.0 * (double)c->heavy.entries / (double)g->nnz : 0.0, c->heavy.nchunks, c->heavy.C ? c->heavy.C : (PetscCount)g->nnz, MatCMRSHeavyModes[c->heavy_rows]));
-  else if (g->built && c->warp_strips && c->heavy_rows == CMRS_HEAVY_ROWS_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows: none (-mat_cmrs_heavy_rows auto: only where a row is longer than %d means and %d entries, and those longer than %d means hold %g %% of the entries or more)\n", CMRS_HEAVY_ROW_MEANS, CMRS_HEAVY_MIN_T, CMRS_HEAVY_ROW_MEANS, 100 * CMRS_HEAVY_AUTO));
+  else if (g->built && c->warp_strips && c->heavy_rows == CMRS_HEAVY_ROWS_AUTO) PetscCall(PetscViewerASCIIPrintf(viewer, "heavy rows: none (-mat_cmrs_heavy_rows auto: only where a row is longer than %d entries, and the mean row is longer than %d entries or the rows longer than %d means hold %.0f %% of the entries or more)\n", CMRS_HEAVY_T, CMRS_HEAVY_LONG_MEAN, CMRS_HEAVY_ROW_MEANS, 100 * CMRS_HEAVY_AUTO));
   if (g->built && c->split.nlong) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: %" PetscInt_FMT " of %" PetscInt_FMT " warp groups (more than %" PetscInt_FMT " entries) split into %" PetscInt_FMT " chunks of %" PetscInt_FMT "+ entries, one warp each, combined in a fixed order (-mat_cmrs_split_entries)\n", c->split.nlong, c->split.ngroups, 2 * c->split_entries, c->split.nchunks, c->split_entries));
   else if (g->built && c->split_entries && c->warp_strips) PetscCall(PetscViewerASCIIPrintf(viewer, "long rows: no warp group holds more than %" PetscInt_FMT " entries, none split (-mat_cmrs_split_entries %" PetscInt_FMT ")\n", 2 * c->split_entries, c->split_entries));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -788,7 +788,7 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
 .  -mat_cmrs_block_size <b> - threads per block, a multiple of 32 (default 128)
 .  -mat_cmrs_sort <bool> - sort each strip's entries by column (default false)
 .  -mat_cmrs_variant <basic,padded,scan,auto> - Algorithm 1, the padded variant of section 6.7, the H100 scan kernel,
-                                                or auto (default: scan up to 64 entries per row, else basic); see docs/cmrs.md
+                                                or auto (default: scan, with heavy rows where rows are long); see docs/cmrs.md
 .  -mat_cmrs_buffer_columns <M> - the padded variant's buffer columns: 2, 4 (default), 8 or 16
 .  -mat_cmrs_warp_strips <S> - the scan kernel's strips per warp (default 0: about 512 entries per warp, 4 strips of 16 rows on stencils)
 .  -mat_cmrs_unroll <U> - the scan kernel's passes loaded ahead: 1, 2 or 4; 0 (default): 2 where a warp takes at most 2 strips, else 1
@@ -797,9 +797,10 @@ static const MatGPUFormat MatGPUFormat_CMRS = {
                                  rows) into chunks of C entries, one warp each, combined in a fixed order; a multiple of
                                  512, default 1024, 0: no split; also the longest chunk of a heavy row
 .  -mat_cmrs_heavy_rows <auto,off,on> - the scan kernel sums the rows longer than -mat_cmrs_heavy_length by warps of their
-                                 own, in chunks, out of their strips' warps (default auto: where there are such rows and
-                                 the rows longer than 4 means hold 20 % of the entries or more; no group is then split)
-.  -mat_cmrs_heavy_length <T> - a row longer than T entries is heavy (default 0: automatic, 4 means and at least 256)
+                                 own, in chunks, out of their strips' warps (default auto: where there are such rows, and
+                                 the mean row is longer than 64 entries or the rows longer than 4 means hold 20 % of the
+                                 entries or more; no group is then split)
+.  -mat_cmrs_heavy_length <T> - a row longer than T entries is heavy (default 0: automatic, 256)
 -  -mat_cmrs_device_convert <bool> - build the unsorted, unpadded layout on the GPU (default true)
 
    Level: beginner
@@ -970,7 +971,7 @@ PetscErrorCode MatCMRSCUDASetSort(Mat A, PetscBool sort)
   Level: intermediate
 
   Note:
-  Used by the scan kernel only (`-mat_cmrs_variant scan`, or `auto` with at most 64 entries per row); the layout
+  Used by the scan kernel only (`-mat_cmrs_variant scan` or `auto`); the layout
   does not change, so setting it after the first product costs no rebuild. Results are bitwise reproducible for each
   E, but different values of E add in different orders.
 

@@ -6,27 +6,6 @@
 #include <petscgpumat/private/cmrsimpl.h>
 
 /*@C
-  MatCMRSHeavyLength - The automatic threshold of the scan kernel's heavy rows: `CMRS_HEAVY_ROW_MEANS` times the mean row
-  length of `m` rows holding `nnz` entries, at least `CMRS_HEAVY_MIN_T`
-
-  Not Collective
-
-  Input Parameters:
-+ m   - rows
-- nnz - entries
-
-  Level: developer
-
-.seealso: `MatCMRSHeavyCreate()`, `MATSEQCMRSCUDA`
-@*/
-PetscInt MatCMRSHeavyLength(PetscInt m, PetscCount nnz)
-{
-  const PetscCount t = m > 0 ? (PetscCount)CMRS_HEAVY_ROW_MEANS * nnz / m : 0; /* rows longer than t hold more than 4 means */
-
-  return (PetscInt)PetscMin(PetscMax(t, (PetscCount)CMRS_HEAVY_MIN_T), (PetscCount)PETSC_INT_MAX);
-}
-
-/*@C
   MatCMRSHeavyCreate - The plan of the CMRS scan kernel's heavy rows: the rows longer than `T` entries, taken out of their
   groups of `S` strips of height `H` and cut into chunks of at most `C` entries (0: a chunk per row), one warp each
 
@@ -45,7 +24,7 @@ PetscInt MatCMRSHeavyLength(PetscInt m, PetscCount nnz)
 
   Level: developer
 
-.seealso: `MatCMRSHeavyDestroy()`, `MatCMRSHeavyLength()`, `MatCMRSSplitCreate()`, `MATSEQCMRSCUDA`
+.seealso: `MatCMRSHeavyDestroy()`, `MatCMRSSplitCreate()`, `MATSEQCMRSCUDA`
 @*/
 PetscErrorCode MatCMRSHeavyCreate(PetscInt m, PetscInt H, const PetscInt ai[], PetscInt S, PetscInt T, PetscCount C, MatCMRSHeavy *heavy)
 {

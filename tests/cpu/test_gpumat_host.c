@@ -570,6 +570,70 @@ static PetscErrorCode ExpectView(Mat A, const char want[], const char what[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode ExpectNoView(Mat A, const char unwanted[], const char what[])
+{
+  char  text[4096];
+  char *found;
+
+  PetscFunctionBeginUser;
+  PetscCall(TestViewInfoText(A, text, sizeof(text)));
+  PetscCall(PetscStrstr(text, unwanted, &found));
+  TEST_CHECK(found == NULL, "%s: MatView does not print \"%s\"", what, unwanted);
+  if (found) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", text));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* m rows of `len` entries (columns i, i + 1, ... mod n), and row 0 of `first` entries; as CMRS */
+static PetscErrorCode CreateCMRSRows(PetscInt m, PetscInt n, PetscInt len, PetscInt first, Mat *A)
+{
+  PetscInt    *nnz, *cols;
+  PetscScalar *vals;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(m, &nnz, n, &cols, n, &vals));
+  for (PetscInt i = 0; i < m; i++) nnz[i] = i ? len : first;
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, 0, nnz, A));
+  for (PetscInt i = 0; i < m; i++) {
+    for (PetscInt k = 0; k < nnz[i]; k++) cols[k] = (i + k) % n, vals[k] = 1.0;
+    PetscCall(MatSetValues(*A, 1, &i, nnz[i], cols, vals, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatConvert(*A, MATSEQCMRSCUDA, MAT_INPLACE_MATRIX, A));
+  PetscCall(PetscFree3(nnz, cols, vals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  CMRS's automatic kernel: the scan kernel at every mean row length; its heavy rows where some row is longer than 256
+  entries, and the mean row is longer than 64 entries or the rows longer than 4 means hold 20 % of the entries
+*/
+static PetscErrorCode TestCMRSAutomaticPlan(void)
+{
+  Mat A;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateCMRSRows(400, 1000, 70, 300, &A)); /* mean 70.6, one row of 300 */
+  PetscCall(ExpectView(A, "variant auto: scan", "CMRS, mean row of 70 entries"));
+  PetscCall(ExpectView(A, "heavy rows planned: rows longer than 256 entries", "CMRS, mean row of 70 entries and a row of 300"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(CreateCMRSRows(400, 1000, 70, 256, &A)); /* no row longer than 256 */
+  PetscCall(ExpectView(A, "variant auto: scan", "CMRS, mean row of 70 entries, none longer than 256"));
+  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 70 entries, none longer than 256"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(CreateCMRSRows(400, 1000, 60, 300, &A)); /* mean 60.6: the row of 300 holds 1.2 % of the entries */
+  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 60 entries, one row of 300 (1.2 % of the entries)"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(CreateCMRSRows(20, 1000, 10, 400, &A)); /* mean 29.5: the row of 400 holds 68 % of the entries */
+  PetscCall(ExpectView(A, "heavy rows planned: rows longer than 256 entries", "CMRS, mean row of 30 entries, one row of 400 holding 68 % of them"));
+  PetscCall(MatDestroy(&A));
+  PetscCall(CreateCMRSRows(400, 1000, 70, 300, &A));
+  PetscCall(TestSetOptionExpect(A, "-mat_cmrs_heavy_rows", "off", PETSC_SUCCESS));
+  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 70 entries and a row of 300, -mat_cmrs_heavy_rows off"));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The plan record (src/base/gpumat_plan.c): made from the row statistics before any build, printed by MatView and
   returned by the getters; made again after a new pattern, a structural parameter, or a launch parameter (which
@@ -734,6 +798,7 @@ int main(int argc, char **argv)
   PetscCall(TestTriangularLevels());
   PetscCall(TestPlanFromStoredRows());
   PetscCall(TestPlanRecord());
+  PetscCall(TestCMRSAutomaticPlan());
   PetscCall(TestTransposeEmulation());
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpumat_host: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
   PetscCall(PetscFinalize());

@@ -86,8 +86,7 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscIn
 PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 
 /*
-  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 4 x the mean row
-  length, at least 256), summed each by warps of their own instead of by the warps of their strips. On power-law graphs
+  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 256), summed each by warps of their own instead of by the warps of their strips. On power-law graphs
   such rows are a few percent of the rows and hold 20-60 % of the entries, scattered over every group of strips: a group
   that holds one is several times longer than its neighbours (its warp works on while theirs have finished) and pays the
   scan's per-pass cost on entries that need no scan. Here the groups' warps skip the heavy rows' entries (their passes
@@ -126,25 +125,27 @@ typedef struct {
   int        *mptr;    /* [nmulti + 1] their partial sums: mptr[i] .. mptr[i + 1] - 1 */
 } MatCMRSHeavy;
 
-/* The automatic T: 4 means, at least 256 entries. On the H200 (docs/cmrs.md, "Heavy rows") T = 4 means (29-58 entries on the
-   power-law graphs) cut the groups' passes into short stretches and lost 4-24 %; T = 128-256 gained 2-14 % there */
+/* The automatic T: 256 entries. On the H200 (docs/cmrs.md, "Heavy rows") T = 4 means (29-58 entries on the power-law graphs)
+   cut the groups' passes into short stretches and lost 4-24 %; T = 128-256 gained 2-14 % there; on rows of 72-78 entries
+   on average (MIT8, JohnsHopkins) 256 ran 6-12 % faster than 128 or 512 */
+#define CMRS_HEAVY_T         256
 #define CMRS_HEAVY_ROW_MEANS 4
-#define CMRS_HEAVY_MIN_T     256
 #define CMRS_HEAVY_LOADS     4    /* loads in flight per lane in a heavy chunk's warp */
-#define CMRS_HEAVY_AUTO      0.20 /* the automatic choice: where the rows longer than 4 means hold this share of the entries */
+#define CMRS_HEAVY_LONG_MEAN 64   /* the automatic choice: wherever some row is longer than T if the mean row is longer than this, */
+#define CMRS_HEAVY_AUTO      0.20 /* else where the rows longer than 4 means also hold this share of the entries */
 
 PETSC_EXTERN PetscErrorCode MatCMRSHeavyCreate(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt, PetscCount, MatCMRSHeavy *);
 PETSC_EXTERN PetscErrorCode MatCMRSHeavyDestroy(MatCMRSHeavy *);
-PETSC_EXTERN PetscInt       MatCMRSHeavyLength(PetscInt, PetscCount);
 
 /* The kernels (-mat_cmrs_variant): Algorithm 1, the padded variant of section 6.7, the H100 segmented-scan kernel */
 #define CMRS_VARIANT_BASIC  0
 #define CMRS_VARIANT_PADDED 1
 #define CMRS_VARIANT_SCAN   2
-#define CMRS_VARIANT_AUTO   3 /* scan when the mean row length is at most 64, else basic (H100 sweeps, docs/cmrs.md) */
+#define CMRS_VARIANT_AUTO   3 /* scan, with heavy rows where rows are long (docs/cmrs.md); basic above 64 entries a row until 2026-11-29 */
 
 /* -mat_cmrs_heavy_rows */
-#define CMRS_HEAVY_ROWS_AUTO 0 /* where some row is longer than T and the rows longer than 4 means hold CMRS_HEAVY_AUTO of the entries */
+#define CMRS_HEAVY_ROWS_AUTO 0 /* where some row is longer than T, and the mean row is longer than CMRS_HEAVY_LONG_MEAN or the rows
+                                  longer than 4 means hold CMRS_HEAVY_AUTO of the entries */
 #define CMRS_HEAVY_ROWS_OFF  1
 #define CMRS_HEAVY_ROWS_ON   2
 
