@@ -557,29 +557,24 @@ static PetscErrorCode TestPlanFromStoredRows(void)
 }
 
 /* Expects `want` in A's MatView (ASCII info) */
-static PetscErrorCode ExpectView(Mat A, const char want[], const char what[])
+/* whether MatView (ASCII info) prints `piece`, as `present` says */
+static PetscErrorCode CheckView(Mat A, const char piece[], PetscBool present, const char what[])
 {
   char  text[4096];
   char *found;
 
   PetscFunctionBeginUser;
   PetscCall(TestViewInfoText(A, text, sizeof(text)));
-  PetscCall(PetscStrstr(text, want, &found));
-  TEST_CHECK(found != NULL, "%s: MatView prints \"%s\"", what, want);
-  if (!found) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", text));
+  PetscCall(PetscStrstr(text, piece, &found));
+  TEST_CHECK((found != NULL) == present, "%s: MatView %s \"%s\"", what, present ? "prints" : "does not print", piece);
+  if ((found != NULL) != present) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", text));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ExpectNoView(Mat A, const char unwanted[], const char what[])
+static PetscErrorCode ExpectView(Mat A, const char want[], const char what[])
 {
-  char  text[4096];
-  char *found;
-
   PetscFunctionBeginUser;
-  PetscCall(TestViewInfoText(A, text, sizeof(text)));
-  PetscCall(PetscStrstr(text, unwanted, &found));
-  TEST_CHECK(found == NULL, "%s: MatView does not print \"%s\"", what, unwanted);
-  if (found) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", text));
+  PetscCall(CheckView(A, want, PETSC_TRUE, what));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -619,17 +614,17 @@ static PetscErrorCode TestCMRSAutomaticPlan(void)
   PetscCall(MatDestroy(&A));
   PetscCall(CreateCMRSRows(400, 1000, 70, 256, &A)); /* no row longer than 256 */
   PetscCall(ExpectView(A, "variant auto: scan", "CMRS, mean row of 70 entries, none longer than 256"));
-  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 70 entries, none longer than 256"));
+  PetscCall(CheckView(A, "heavy rows planned", PETSC_FALSE, "CMRS, mean row of 70 entries, none longer than 256"));
   PetscCall(MatDestroy(&A));
   PetscCall(CreateCMRSRows(400, 1000, 60, 300, &A)); /* mean 60.6: the row of 300 holds 1.2 % of the entries */
-  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 60 entries, one row of 300 (1.2 % of the entries)"));
+  PetscCall(CheckView(A, "heavy rows planned", PETSC_FALSE, "CMRS, mean row of 60 entries, one row of 300 (1.2 % of the entries)"));
   PetscCall(MatDestroy(&A));
   PetscCall(CreateCMRSRows(20, 1000, 10, 400, &A)); /* mean 29.5: the row of 400 holds 68 % of the entries */
   PetscCall(ExpectView(A, "heavy rows planned: rows longer than 256 entries", "CMRS, mean row of 30 entries, one row of 400 holding 68 % of them"));
   PetscCall(MatDestroy(&A));
   PetscCall(CreateCMRSRows(400, 1000, 70, 300, &A));
   PetscCall(TestSetOptionExpect(A, "-mat_cmrs_heavy_rows", "off", PETSC_SUCCESS));
-  PetscCall(ExpectNoView(A, "heavy rows planned", "CMRS, mean row of 70 entries and a row of 300, -mat_cmrs_heavy_rows off"));
+  PetscCall(CheckView(A, "heavy rows planned", PETSC_FALSE, "CMRS, mean row of 70 entries and a row of 300, -mat_cmrs_heavy_rows off"));
   PetscCall(MatDestroy(&A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
