@@ -556,8 +556,7 @@ static PetscErrorCode TestPlanFromStoredRows(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Expects `want` in A's MatView (ASCII info) */
-/* whether MatView (ASCII info) prints `piece`, as `present` says */
+/* Whether MatView (ASCII info) prints `piece`, as `present` says */
 static PetscErrorCode CheckView(Mat A, const char piece[], PetscBool present, const char what[])
 {
   char  text[4096];
@@ -571,6 +570,7 @@ static PetscErrorCode CheckView(Mat A, const char piece[], PetscBool present, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Expects `want` in A's MatView (ASCII info) */
 static PetscErrorCode ExpectView(Mat A, const char want[], const char what[])
 {
   PetscFunctionBeginUser;

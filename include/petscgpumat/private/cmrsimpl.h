@@ -86,9 +86,9 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscIn
 PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 
 /*
-  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 256), summed each by warps of their own instead of by the warps of their strips. On power-law graphs
-  such rows are a few percent of the rows and hold 20-60 % of the entries, scattered over every group of strips: a group
-  that holds one is several times longer than its neighbours (its warp works on while theirs have finished) and pays the
+  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 256), summed each by
+  warps of their own instead of by the warps of their strips. On power-law graphs such rows are a few percent of the
+  rows and hold 20-60 % of the entries, scattered over every group of strips: a group that holds one is several times longer than its neighbours (its warp works on while theirs have finished) and pays the
   scan's per-pass cost on entries that need no scan. Here the groups' warps skip the heavy rows' entries (their passes
   run over each stretch of entries between them, from its first entry) and do not write those rows; a heavy row is cut
   into chunks of at most C entries (-mat_cmrs_split_entries), one warp each, the launch's first warps: lane l adds the
