@@ -86,22 +86,23 @@ PETSC_EXTERN PetscErrorCode MatCMRSSplitCreate(PetscInt, PetscInt, const PetscIn
 PETSC_EXTERN PetscErrorCode MatCMRSSplitDestroy(MatCMRSSplit *);
 
 /*
-  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 256), summed each by
-  warps of their own instead of by the warps of their strips. On power-law graphs such rows are a few percent of the
-  rows and hold 20-60 % of the entries, scattered over every group of strips: a group that holds one is several times longer than its neighbours (its warp works on while theirs have finished) and pays the
-  scan's per-pass cost on entries that need no scan. Here the groups' warps skip the heavy rows' entries (their passes
-  run over each stretch of entries between them, from its first entry) and do not write those rows; a heavy row is cut
-  into chunks of at most C entries (-mat_cmrs_split_entries), one warp each, the launch's first warps: lane l adds the
-  chunk's entries l, l + 32, l + 64, ... in order (4 loads in flight), then the warp adds its lanes by halving (lane
-  j + 16 into lane j, then + 8, ..., + 1). A row of one chunk is written by its warp; the chunks of a longer row leave
-  partial sums, and the last of its chunks' warps to finish (a ticket per row, the only atomic) adds them as the split's
-  combine does (lane j adds chunks j, j + 32, ... in order, then halving): whichever warp it is, the order is the same,
-  and no second launch is needed (at ~5 M nonzeros one cost soc-Slashdot0902 8 %). So the bits are the same run to run,
-  and MatCMRSLayoutMultScanHeavy() (tests/reference/) reproduces them on the host. Where this plan is made no group is
+  Heavy rows in the scan kernel: the rows longer than T entries (-mat_cmrs_heavy_length; automatic: 256), summed each
+  by warps of their own instead of by the warps of their strips. On power-law graphs such rows are a few percent of
+  the rows and hold 20-60 % of the entries, scattered over every group of strips: a group that holds one is several
+  times longer than its neighbours (its warp works on while theirs have finished) and pays the scan's per-pass cost on
+  entries that need no scan. Here the groups' warps skip the heavy rows' entries (their passes run over each stretch
+  of entries between them, from its first entry) and do not write those rows; a heavy row is cut into chunks of at
+  most C entries (-mat_cmrs_split_entries), one warp each, the launch's first warps: lane l adds the chunk's entries
+  l, l + 32, l + 64, ... in order (4 loads in flight), then the warp adds its lanes by halving (lane j + 16 into lane
+  j, then + 8, ..., + 1). A row of one chunk is written by its warp; the chunks of a longer row leave partial sums,
+  and the last of its chunks' warps to finish (a ticket per row, the only atomic) adds them as the split's combine
+  does (lane j adds chunks j, j + 32, ... in order, then halving): whichever warp it is, the order is the same, and no
+  second launch is needed (at ~5 M nonzeros one cost soc-Slashdot0902 8 %). So the bits are the same run to run, and
+  MatCMRSLayoutMultScanHeavy() (tests/reference/) reproduces them on the host. Where this plan is made no group is
   split (MatCMRSSplit): what made groups long is taken out of them. The layout is unchanged (CMRS's arrays): the plan
-  adds a few integers per heavy row and chunk. Row binning as in the adaptive CSR kernels (CSR-Adaptive, Greathouse and
-  Daga, SC'14; merge-based SpMV's row splitting, Merrill and Garland, SC'16), kept deterministic by chunk boundaries
-  fixed at the build.
+  adds a few integers per heavy row and chunk. Row binning as in the adaptive CSR kernels (CSR-Adaptive, Greathouse
+  and Daga, SC'14; merge-based SpMV's row splitting, Merrill and Garland, SC'16), kept deterministic by chunk
+  boundaries fixed at the build.
 */
 typedef struct {
   PetscInt    S, H;    /* strips per warp, strip height: what the plan was made for */
