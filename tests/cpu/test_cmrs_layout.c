@@ -250,30 +250,38 @@ static PetscErrorCode LegacyMultScan(const MatCMRSLayout *L, PetscInt S, const P
   The scan emulation's inputs for A: integer values, x and y whose products and sums are exact in any order (below
   2^24), the exact result of y + A x with them, and real x, y; outputs z, z1. Free with ScanDataDestroy().
 */
-static PetscErrorCode ScanDataCreate(Mat A, PetscInt *m, PetscInt *n, const PetscInt **ai, const PetscInt **aj, PetscScalar **aa, PetscScalar **ival, PetscScalar **x, PetscScalar **y, PetscScalar **xr, PetscScalar **yr, PetscScalar **z, PetscScalar **z1, PetscScalar **exact)
+typedef struct {
+  PetscInt        m, n;
+  const PetscInt *ai, *aj;
+  PetscScalar    *aa;                   /* the matrix's own values */
+  PetscScalar    *ival, *x, *y, *exact; /* integer values, x and y, and y + A x with them, exactly */
+  PetscScalar    *xr, *yr, *z, *z1;     /* real x and y; outputs */
+} ScanData;
+
+static PetscErrorCode ScanDataCreate(Mat A, ScanData *d)
 {
   PetscFunctionBeginUser;
-  PetscCall(MatGetSize(A, m, n));
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
-  PetscCall(PetscMalloc1((*m ? (*ai)[*m] : 0) + 1, ival));
-  PetscCall(PetscMalloc4(*n + 1, x, *m + 1, y, *n + 1, xr, *m + 1, yr));
-  PetscCall(PetscMalloc3(*m + 1, z, *m + 1, z1, *m + 1, exact));
-  for (PetscInt k = 0; k < (*m ? (*ai)[*m] : 0); k++) (*ival)[k] = (PetscScalar)((k * 7 + 3) % 9 - 4);
-  for (PetscInt j = 0; j < *n; j++) (*x)[j] = (PetscScalar)((j * 5) % 11 - 5), (*xr)[j] = PetscSinReal(3.0 + j);
-  for (PetscInt i = 0; i < *m; i++) {
-    (*y)[i]     = (PetscScalar)(i % 13 - 6), (*yr)[i] = PetscCosReal(1.0 + i);
-    (*exact)[i] = (*y)[i];
-    for (PetscInt k = (*ai)[i]; k < (*ai)[i + 1]; k++) (*exact)[i] += (*ival)[k] * (*x)[(*aj)[k]];
+  PetscCall(MatGetSize(A, &d->m, &d->n));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &d->ai, &d->aj, &d->aa, NULL));
+  PetscCall(PetscMalloc1((d->m ? d->ai[d->m] : 0) + 1, &d->ival));
+  PetscCall(PetscMalloc4(d->n + 1, &d->x, d->m + 1, &d->y, d->n + 1, &d->xr, d->m + 1, &d->yr));
+  PetscCall(PetscMalloc3(d->m + 1, &d->z, d->m + 1, &d->z1, d->m + 1, &d->exact));
+  for (PetscInt k = 0; k < (d->m ? d->ai[d->m] : 0); k++) d->ival[k] = (PetscScalar)((k * 7 + 3) % 9 - 4);
+  for (PetscInt j = 0; j < d->n; j++) d->x[j] = (PetscScalar)((j * 5) % 11 - 5), d->xr[j] = PetscSinReal(3.0 + j);
+  for (PetscInt i = 0; i < d->m; i++) {
+    d->y[i]     = (PetscScalar)(i % 13 - 6), d->yr[i] = PetscCosReal(1.0 + i);
+    d->exact[i] = d->y[i];
+    for (PetscInt k = d->ai[i]; k < d->ai[i + 1]; k++) d->exact[i] += d->ival[k] * d->x[d->aj[k]];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode ScanDataDestroy(PetscScalar **ival, PetscScalar **x, PetscScalar **y, PetscScalar **xr, PetscScalar **yr, PetscScalar **z, PetscScalar **z1, PetscScalar **exact)
+static PetscErrorCode ScanDataDestroy(ScanData *d)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(*ival));
-  PetscCall(PetscFree4(*x, *y, *xr, *yr));
-  PetscCall(PetscFree3(*z, *z1, *exact));
+  PetscCall(PetscFree(d->ival));
+  PetscCall(PetscFree4(d->x, d->y, d->xr, d->yr));
+  PetscCall(PetscFree3(d->z, d->z1, d->exact));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -287,39 +295,37 @@ static PetscErrorCode TestScanExact(void)
 
   PetscFunctionBeginUser;
   for (PetscInt idx = 0; more; idx++) {
-    Mat                A;
-    const PetscInt    *ai, *aj;
-    PetscScalar       *aa, *ai_val, *x, *y, *xr, *yr, *z, *z1, *exact;
-    PetscInt           m, n;
-    char               first_bad[256] = "", first_legacy[256] = "";
+    Mat       A;
+    ScanData  d;
+    char      first_bad[256] = "", first_legacy[256] = "";
 
     PetscCall(TestCreateGenerated(idx, name, sizeof(name), &A, &more));
     if (!more) break;
-    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ai_val, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataCreate(A, &d));
     for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++)
       for (PetscInt pack = 0; pack < (CanPackTests() ? 2 : 1); pack++) {
         MatCMRSLayout Li, Lr;
 
-        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ai_val, hs[h], PETSC_FALSE, (PetscBool)pack, &Li));
-        PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[h], PETSC_FALSE, (PetscBool)pack, &Lr));
+        PetscCall(MatCMRSLayoutCreate(d.m, d.n, d.ai, d.aj, d.ival, hs[h], PETSC_FALSE, (PetscBool)pack, &Li));
+        PetscCall(MatCMRSLayoutCreate(d.m, d.n, d.ai, d.aj, d.aa, hs[h], PETSC_FALSE, (PetscBool)pack, &Lr));
         for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss); t++) {
           PetscBool same;
 
           for (PetscInt E = 1; E <= 4; E *= 2) {
-            PetscCall(MatCMRSLayoutMultScan(&Li, Ss[t], E, x, y, z));
+            PetscCall(MatCMRSLayoutMultScan(&Li, Ss[t], E, d.x, d.y, d.z));
             configs++;
-            for (PetscInt i = 0; i < m && !first_bad[0]; i++)
-              if (z[i] != exact[i])
-                PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " %s: row %" PetscInt_FMT " gives %g, exactly %g", hs[h], Ss[t], E, pack ? "packed" : "unpacked", i, (double)z[i], (double)exact[i]));
+            for (PetscInt i = 0; i < d.m && !first_bad[0]; i++)
+              if (d.z[i] != d.exact[i])
+                PetscCall(PetscSNPrintf(first_bad, sizeof(first_bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " %s: row %" PetscInt_FMT " gives %g, exactly %g", hs[h], Ss[t], E, pack ? "packed" : "unpacked", i, (double)d.z[i], (double)d.exact[i]));
           }
           /* real values: E = 1 against the old emulation, E = 2, 4 against E = 1 */
-          PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], 1, xr, yr, z1));
-          PetscCall(LegacyMultScan(&Lr, Ss[t], xr, yr, z));
-          PetscCall(PetscArraycmp(z, z1, m, &same));
+          PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], 1, d.xr, d.yr, d.z1));
+          PetscCall(LegacyMultScan(&Lr, Ss[t], d.xr, d.yr, d.z));
+          PetscCall(PetscArraycmp(d.z, d.z1, d.m, &same));
           if (!same && !first_legacy[0]) PetscCall(PetscSNPrintf(first_legacy, sizeof(first_legacy), "height %" PetscInt_FMT " S %" PetscInt_FMT " %s", hs[h], Ss[t], pack ? "packed" : "unpacked"));
           for (PetscInt E = 2; E <= 4; E *= 2) {
-            PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], E, xr, yr, z));
-            for (PetscInt i = 0; i < m; i++) order_diff[E] += z[i] != z1[i];
+            PetscCall(MatCMRSLayoutMultScan(&Lr, Ss[t], E, d.xr, d.yr, d.z));
+            for (PetscInt i = 0; i < d.m; i++) order_diff[E] += d.z[i] != d.z1[i];
           }
         }
         PetscCall(MatCMRSLayoutDestroy(&Li));
@@ -327,7 +333,7 @@ static PetscErrorCode TestScanExact(void)
       }
     TEST_CHECK(!first_bad[0], "scan emulation with integer data on %s: exact for E = 1, 2, 4 x S = 1..32 x heights 1, 2, 3, 4, 5, 8, 16%s%s", name, first_bad[0] ? "; first wrong: " : "", first_bad);
     TEST_CHECK(!first_legacy[0], "scan emulation, E = 1 on %s: bitwise the emulation before lane entries, every S and height%s%s", name, first_legacy[0] ? "; differs at " : "", first_legacy);
-    PetscCall(ScanDataDestroy(&ai_val, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataDestroy(&d));
     PetscCall(MatDestroy(&A));
   }
   TEST_CHECK(order_diff[2] > 0 && order_diff[4] > 0, "scan emulation: E = 2 and E = 4 add in another order than E = 1 (%" PetscInt_FMT " and %" PetscInt_FMT " results differ in their last bits over all %" PetscInt_FMT " configurations; all within the float64 reference's tolerance, see above)", order_diff[2], order_diff[4], configs);
@@ -394,30 +400,28 @@ static PetscErrorCode TestSplit(void)
     char            name[128], bad[256] = "";
     Mat             A;
     PetscBool       more;
-    const PetscInt *ai, *aj;
-    PetscScalar    *aa, *ival, *x, *y, *xr, *yr, *z, *z1, *exact;
-    PetscInt        m, n;
+    ScanData        d;
 
     PetscCall(CreateSplitCase(idx, name, sizeof(name), &A, &more));
     if (!more) break;
-    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataCreate(A, &d));
     for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs); h++) {
       MatCMRSLayout Li, Lr;
 
-      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
-      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, aa, hs[h], PETSC_FALSE, PETSC_FALSE, &Lr));
+      PetscCall(MatCMRSLayoutCreate(d.m, d.n, d.ai, d.aj, d.ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
+      PetscCall(MatCMRSLayoutCreate(d.m, d.n, d.ai, d.aj, d.aa, hs[h], PETSC_FALSE, PETSC_FALSE, &Lr));
       for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss); t++)
         for (size_t cc = 0; cc < PETSC_STATIC_ARRAY_LENGTH(Cs); cc++) {
           MatCMRSSplit   sp;
           const PetscInt H = hs[h], S = Ss[t], rows = S * H;
           PetscCount     parts = 0;
 
-          PetscCall(MatCMRSSplitCreate(m, H, ai, S, Cs[cc], &sp));
+          PetscCall(MatCMRSSplitCreate(d.m, H, d.ai, S, Cs[cc], &sp));
           splitgroups += sp.nlong;
           /* the plan */
           for (PetscInt l = 0; l < sp.nlong && !bad[0]; l++) {
-            const PetscInt   w = sp.longgroup[l], r0 = w * rows, r1 = PetscMin(r0 + rows, m);
-            const PetscCount e0 = ai[r0], e1 = ai[r1];
+            const PetscInt   w = sp.longgroup[l], r0 = w * rows, r1 = PetscMin(r0 + rows, d.m);
+            const PetscCount e0 = d.ai[r0], e1 = d.ai[r1];
             const PetscCount Cg = sp.lc[l + 1] - sp.lc[l] > 1 ? sp.cend[sp.lc[l]] - sp.cstart[sp.lc[l]] : Cs[cc]; /* the group's chunk */
 
             if (Cg % CMRS_SPLIT_ALIGN || Cg < Cs[cc] || sp.lc[l + 1] - sp.lc[l] > CMRS_SPLIT_MAX_CHUNKS || (Cg > Cs[cc] && (Cg - CMRS_SPLIT_ALIGN) * CMRS_SPLIT_MAX_CHUNKS >= e1 - e0)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "group %" PetscInt_FMT " of %" PetscCount_FMT " entries: %" PetscInt_FMT " chunks of %" PetscCount_FMT, w, e1 - e0, sp.lc[l + 1] - sp.lc[l], Cg));
@@ -427,7 +431,7 @@ static PetscErrorCode TestSplit(void)
               PetscInt qa = -1, qb = -1;
 
               for (PetscInt r = r0; r < r1; r++)
-                if (ai[r + 1] > ai[r] && ai[r] < sp.cend[c] && ai[r + 1] > sp.cstart[c]) {
+                if (d.ai[r + 1] > d.ai[r] && d.ai[r] < sp.cend[c] && d.ai[r + 1] > sp.cstart[c]) {
                   if (qa < 0) qa = r - r0;
                   qb = r - r0;
                 }
@@ -439,12 +443,12 @@ static PetscErrorCode TestSplit(void)
           if (!bad[0] && parts != sp.nparts) PetscCall(PetscSNPrintf(bad, sizeof(bad), "%" PetscCount_FMT " partial sums, the chunks' rows add up to %" PetscCount_FMT, sp.nparts, parts));
           /* the emulation: exact on integers; on real data, the rows of one chunk as without the split */
           for (PetscInt E = 1; E <= 4 && !bad[0]; E *= 2) {
-            PetscCall(MatCMRSLayoutMultScanSplit(&Li, S, E, &sp, x, y, z));
-            for (PetscInt i = 0; i < m && !bad[0]; i++)
-              if (z[i] != exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, Cs[cc], i, (double)z[i], (double)exact[i]));
-            PetscCall(MatCMRSLayoutMultScanSplit(&Lr, S, E, &sp, xr, yr, z));
-            PetscCall(MatCMRSLayoutMultScan(&Lr, S, E, xr, yr, z1));
-            for (PetscInt i = 0; i < m && !bad[0]; i++) {
+            PetscCall(MatCMRSLayoutMultScanSplit(&Li, S, E, &sp, d.x, d.y, d.z));
+            for (PetscInt i = 0; i < d.m && !bad[0]; i++)
+              if (d.z[i] != d.exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, Cs[cc], i, (double)d.z[i], (double)d.exact[i]));
+            PetscCall(MatCMRSLayoutMultScanSplit(&Lr, S, E, &sp, d.xr, d.yr, d.z));
+            PetscCall(MatCMRSLayoutMultScan(&Lr, S, E, d.xr, d.yr, d.z1));
+            for (PetscInt i = 0; i < d.m && !bad[0]; i++) {
               const PetscInt w = i / rows;
               PetscBool      one = (PetscBool)!sp.islong[w];
 
@@ -452,10 +456,10 @@ static PetscErrorCode TestSplit(void)
                 PetscInt l = 0;
 
                 while (sp.longgroup[l] != w) l++;
-                for (PetscInt c = sp.lc[l]; c < sp.lc[l + 1]; c++) one = (PetscBool)(one || (ai[i] >= sp.cstart[c] && ai[i + 1] <= sp.cend[c]));
+                for (PetscInt c = sp.lc[l]; c < sp.lc[l + 1]; c++) one = (PetscBool)(one || (d.ai[i] >= sp.cstart[c] && d.ai[i + 1] <= sp.cend[c]));
                 spanning += !one;
               }
-              if (one && z[i] != z1[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " (in one chunk) gives %.17g, without the split %.17g", H, S, E, Cs[cc], i, (double)z[i], (double)z1[i]));
+              if (one && d.z[i] != d.z1[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " (in one chunk) gives %.17g, without the split %.17g", H, S, E, Cs[cc], i, (double)d.z[i], (double)d.z1[i]));
             }
           }
           PetscCall(MatCMRSSplitDestroy(&sp));
@@ -464,7 +468,7 @@ static PetscErrorCode TestSplit(void)
       PetscCall(MatCMRSLayoutDestroy(&Lr));
     }
     TEST_CHECK(!bad[0], "CMRS split of long groups on %s: chunks, their rows, exact sums, rows of one chunk as without the split%s%s", name, bad[0] ? "; " : "", bad);
-    PetscCall(ScanDataDestroy(&ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataDestroy(&d));
     PetscCall(MatDestroy(&A));
   }
   TEST_CHECK(splitgroups > 0 && spanning > 0 && longchunks > 0, "CMRS split: groups were split (%" PetscInt_FMT "), rows spanned chunks (%" PetscInt_FMT "), groups got chunks longer than C (%" PetscInt_FMT ")", splitgroups, spanning, longchunks);
@@ -490,17 +494,15 @@ static PetscErrorCode TestHeavy(void)
     char            name[128], bad[256] = "";
     Mat             A;
     PetscBool       more;
-    const PetscInt *ai, *aj;
-    PetscScalar    *aa, *ival, *x, *y, *xr, *yr, *z, *z1, *exact;
-    PetscInt        m, n;
+    ScanData        d;
 
     PetscCall(CreateSplitCase(idx, name, sizeof(name), &A, &more));
     if (!more) break;
-    PetscCall(ScanDataCreate(A, &m, &n, &ai, &aj, &aa, &ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataCreate(A, &d));
     for (size_t h = 0; h < PETSC_STATIC_ARRAY_LENGTH(hs) && !bad[0]; h++) {
       MatCMRSLayout Li;
 
-      PetscCall(MatCMRSLayoutCreate(m, n, ai, aj, ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
+      PetscCall(MatCMRSLayoutCreate(d.m, d.n, d.ai, d.aj, d.ival, hs[h], PETSC_FALSE, PETSC_FALSE, &Li));
       for (size_t t = 0; t < PETSC_STATIC_ARRAY_LENGTH(Ss) && !bad[0]; t++)
         for (size_t tt = 0; tt < PETSC_STATIC_ARRAY_LENGTH(Ts) && !bad[0]; tt++)
           for (size_t cc = 0; cc < PETSC_STATIC_ARRAY_LENGTH(Cs) && !bad[0]; cc++) {
@@ -508,15 +510,15 @@ static PetscErrorCode TestHeavy(void)
             MatCMRSHeavy   hv;
             PetscInt       k = 0, c = 0, part = 0, mu = 0;
 
-            PetscCall(MatCMRSHeavyCreate(m, H, ai, S, T, Cs[cc], &hv));
-            for (PetscInt i = 0; i < m && !bad[0]; i++) {
+            PetscCall(MatCMRSHeavyCreate(d.m, H, d.ai, S, T, Cs[cc], &hv));
+            for (PetscInt i = 0; i < d.m && !bad[0]; i++) {
               const PetscInt   w = i / rows;
-              const PetscCount len = (PetscCount)ai[i + 1] - ai[i];
-              PetscCount       e   = ai[i];
+              const PetscCount len = (PetscCount)d.ai[i + 1] - d.ai[i];
+              PetscCount       e   = d.ai[i];
               PetscInt         n0  = c;
 
               if (len <= T) continue;
-              if (k >= hv.nheavy || k < hv.gptr[w] || k >= hv.gptr[w + 1] || hv.hq[k] != i - w * rows || hv.hstart[k] != ai[i] || hv.hend[k] != ai[i + 1]) {
+              if (k >= hv.nheavy || k < hv.gptr[w] || k >= hv.gptr[w + 1] || hv.hq[k] != i - w * rows || hv.hstart[k] != d.ai[i] || hv.hend[k] != d.ai[i + 1]) {
                 PetscCall(PetscSNPrintf(bad, sizeof(bad), "T %" PetscInt_FMT ": row %" PetscInt_FMT " of %" PetscCount_FMT " entries is not heavy %" PetscInt_FMT " of group %" PetscInt_FMT, T, i, len, k, w));
                 break;
               }
@@ -525,7 +527,7 @@ static PetscErrorCode TestHeavy(void)
                 if (hv.cstart[c] != e || hv.cend[c] <= e || (Cs[cc] && hv.cend[c] - hv.cstart[c] > Cs[cc])) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " chunk %" PetscInt_FMT ": entries %" PetscCount_FMT "..%" PetscCount_FMT " (C %" PetscCount_FMT ")", i, c, hv.cstart[c], hv.cend[c], Cs[cc]));
                 e = hv.cend[c++];
               }
-              if (!bad[0] && e != ai[i + 1]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": its chunks end at %" PetscCount_FMT ", not %" PetscInt_FMT, i, e, ai[i + 1]));
+              if (!bad[0] && e != d.ai[i + 1]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT ": its chunks end at %" PetscCount_FMT ", not %" PetscInt_FMT, i, e, d.ai[i + 1]));
               if (!bad[0] && c - n0 == 1 && (hv.cpart[n0] != -1 || hv.cmulti[n0] != -1)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "row %" PetscInt_FMT " of one chunk has a partial sum", i));
               if (!bad[0] && c - n0 > 1) {
                 for (PetscInt j = n0; j < c; j++)
@@ -538,16 +540,16 @@ static PetscErrorCode TestHeavy(void)
             if (!bad[0] && (k != hv.nheavy || c != hv.nchunks || mu != hv.nmulti || hv.gptr[hv.ngroups] != hv.nheavy)) PetscCall(PetscSNPrintf(bad, sizeof(bad), "T %" PetscInt_FMT " C %" PetscCount_FMT ": %" PetscInt_FMT " heavy rows, %" PetscInt_FMT " chunks, %" PetscInt_FMT " combined, counted %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT, T, Cs[cc], hv.nheavy, hv.nchunks, hv.nmulti, k, c, mu));
             heavyrows += hv.nheavy;
             for (PetscInt E = 1; E <= 4 && !bad[0]; E *= 2) {
-              PetscCall(MatCMRSLayoutMultScanHeavy(&Li, S, E, &hv, x, y, z));
-              for (PetscInt i = 0; i < m && !bad[0]; i++)
-                if (z[i] != exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " T %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, T, Cs[cc], i, (double)z[i], (double)exact[i]));
+              PetscCall(MatCMRSLayoutMultScanHeavy(&Li, S, E, &hv, d.x, d.y, d.z));
+              for (PetscInt i = 0; i < d.m && !bad[0]; i++)
+                if (d.z[i] != d.exact[i]) PetscCall(PetscSNPrintf(bad, sizeof(bad), "height %" PetscInt_FMT " S %" PetscInt_FMT " E %" PetscInt_FMT " T %" PetscInt_FMT " C %" PetscCount_FMT ": row %" PetscInt_FMT " gives %g, exactly %g", H, S, E, T, Cs[cc], i, (double)d.z[i], (double)d.exact[i]));
             }
             PetscCall(MatCMRSHeavyDestroy(&hv));
           }
       PetscCall(MatCMRSLayoutDestroy(&Li));
     }
     TEST_CHECK(!bad[0], "CMRS heavy rows on %s: the rows above T listed once by their groups, their chunks, partial sums and combine lists, exact sums%s%s", name, bad[0] ? "; " : "", bad);
-    PetscCall(ScanDataDestroy(&ival, &x, &y, &xr, &yr, &z, &z1, &exact));
+    PetscCall(ScanDataDestroy(&d));
     PetscCall(MatDestroy(&A));
   }
   TEST_CHECK(heavyrows > 0 && multi > 0, "CMRS heavy rows: rows were heavy (%" PetscInt_FMT "), rows had several chunks (%" PetscInt_FMT ")", heavyrows, multi);
