@@ -63,6 +63,7 @@ PETSC_EXTERN PetscErrorCode MatGPUMatGetInfo(Mat, MatGPUMatInfo *);
 PETSC_EXTERN PetscErrorCode MatGPUMatSetCompressedRows(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatGPUMatGetCompressedRows(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatGPUMatGetTriangularLevels(Mat, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatGPUMatDenseLUWarmupWait(PetscBool *, PetscReal *);
 
 /* ELLPACK-R (Vazquez, Fernandez, Garzon 2010) with the ELLR-T extension (T threads per row) */
 PETSC_EXTERN PetscErrorCode MatCreate_SeqAIJELLRCUDA(Mat);

@@ -75,6 +75,9 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   }
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-mat_gpumat_trisolve", MatGPUMatTriSolveModes, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_gpumat_trisolve_level_us", &MatGPUMatTriSolveLevelUs, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_dense_lu_min", &MatGPUMatDenseLUMin, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_dense_lu_max", &MatGPUMatDenseLUMax, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_dense_lu_warmup", &MatGPUMatDenseLUWarmupOn, NULL)); /* before the first matrix starts it */
   PetscCall(MatGPUMatRegisterELLR_Private());
   PetscCall(MatGPUMatRegisterRgCSR_Private());
   PetscCall(MatGPUMatRegisterCMRS_Private());

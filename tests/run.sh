@@ -280,6 +280,9 @@ prog matproduct-cusparse-result "$build/tests/gpu/test_gpu_matproduct" -types el
 # ---- GPU tests (the lent GPU machine) ----
 prog gpu-products "$build/tests/gpu/test_gpu_products" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -matrices_dir "$matrices" -matrices "$real_matrices"
 prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,csrcuda,autocuda -checkfunctionlist
+# the dense LU's warm-up thread not started when turned off, or where no dense LU can be taken (gpu-ksp checks it runs)
+prog gpu-ksp-dense-lu-warmup-off "$build/tests/gpu/test_gpu_ksp" -types cmrscuda -warmup_only -mat_gpumat_dense_lu_warmup 0 -malloc_dump -checkfunctionlist
+prog gpu-ksp-dense-lu-warmup-no-dense "$build/tests/gpu/test_gpu_ksp" -types ellrcuda -warmup_only -mat_gpumat_dense_lu_max 0 -malloc_dump -checkfunctionlist
 # the same checks in two processes that may use every CPU, one per GPU (each stages its uploads with host threads on its
 # own device: src/base/gpumat_upload.c); not on one shared GPU, whose memory the out-of-memory checks fill
 if [[ $gpu_reason == available && $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') -lt 2 ]]; then

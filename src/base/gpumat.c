@@ -230,7 +230,10 @@ PetscErrorCode MatGPUMatSetVecType(Mat A, PetscBool gpu)
 
   PetscFunctionBegin;
   if (gpu) PetscCall(MatGPUMatDefaultVecType(&type));
-  if (gpu && !strcmp(type, VECCUDA)) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (gpu && !strcmp(type, VECCUDA)) {
+    PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+    PetscCall(MatGPUMatDenseLUWarmupStart()); /* once per process: cuSOLVER's set-up overlaps the host's work from here on */
+  }
   PetscCall(PetscFree(A->defaultvectype));
   PetscCall(PetscStrallocpy(type, &A->defaultvectype));
   PetscFunctionReturn(PETSC_SUCCESS);

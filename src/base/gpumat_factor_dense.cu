@@ -283,6 +283,7 @@ static PetscErrorCode MatLUFactorNumeric_GPUMatDenseLU(Mat F, Mat A, const MatFa
   PetscFunctionBegin;
   (void)info; /* row pivoting: no pivot shifts */
   PetscCall(MatGPUMatDenseLUGet_Private(F, &d));
+  PetscCall(MatGPUMatDenseLUWarmupWait(NULL, NULL)); /* cuSOLVER's set-up, begun with the first matrix of ours */
   PetscCheck(A->rmap->n == d->n && A->cmap->n == d->n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The numeric factorization is given a %" PetscInt_FMT " x %" PetscInt_FMT " matrix; the factor is %" PetscInt_FMT " x %" PetscInt_FMT, A->rmap->n, A->cmap->n, d->n, d->n);
   F->factorerrortype = MAT_FACTOR_NOERROR;
   PetscCall(MatGetInfo(A, MAT_LOCAL, &ainfo));

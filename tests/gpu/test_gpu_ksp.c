@@ -1357,6 +1357,7 @@ static PetscErrorCode CheckDenseLU(const char *type)
 
     PetscCall(MatGetFactor(A, MATSOLVERCUDA, MAT_FACTOR_LU, &F));
     PetscCall(MatLUFactorSymbolic(F, A, row, col, &info));
+    PetscCall(MatGPUMatDenseLUWarmupWait(NULL, NULL));
     PetscCallCUDA(cudaMemGetInfo(&avail, &total));
     if (cudaMalloc(&hog, avail - ((size_t)48 << 20)) == cudaSuccess) { /* 48 MB left: less than the two 2197^2 arrays */
       PetscCallCUDA(cudaMemGetInfo(&avail, &total));
@@ -1402,6 +1403,29 @@ static PetscErrorCode CheckDenseLU(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The dense LU's warm-up (src/base/gpumat_factor_warmup.c): the first matrix of ours on the device starts it where the
+  dense LU can be taken and -mat_gpumat_dense_lu_warmup is not 0, and it ran without an error (the factorizations after
+  it are CheckDenseLU()'s)
+*/
+static PetscErrorCode CheckDenseLUWarmup(const char *type)
+{
+  Mat       A;
+  PetscBool ran, on = PETSC_TRUE;
+  PetscInt  max     = 8192;
+  PetscReal ms;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_dense_lu_warmup", &on, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_dense_lu_max", &max, NULL));
+  PetscCall(TestCreateLaplacian(2, 8, &A));
+  PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatGPUMatDenseLUWarmupWait(&ran, &ms));
+  TEST_CHECK(ran == (PetscBool)(on && max > 0), "%s: the dense LU's warm-up %s (%.1f ms) with -mat_gpumat_dense_lu_warmup %d and -mat_gpumat_dense_lu_max %" PetscInt_FMT, type, ran ? "ran" : "did not run", (double)ms, (int)on, max);
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -1423,6 +1447,14 @@ int main(int argc, char **argv)
   if (!flg) {
     PetscCall(PetscStrallocpy(MATELLRCUDA, &types[0]));
     ntypes = 1;
+  }
+  PetscCall(CheckDenseLUWarmup(types[0])); /* before any other matrix of ours */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-warmup_only", &flg));
+  if (flg) {
+    for (PetscInt t = 0; t < ntypes; t++) PetscCall(PetscFree(types[t]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "test_gpu_ksp: %" PetscInt_FMT " passed, %" PetscInt_FMT " failed\n", test_counts.passed, test_counts.failed));
+    PetscCall(PetscFinalize());
+    return TestExitCode();
   }
   PetscCall(TestCreateLaplacian(3, 40, &lap));
   PetscCall(CreateConvectionDiffusion(200, &cd));

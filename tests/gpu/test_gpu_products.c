@@ -482,6 +482,7 @@ static PetscErrorCode TestDestroyFreesDevice(const char *type, PetscRandom rnd)
   PetscCall(MatMult(B, x, y));
   PetscCall(MatDestroy(&B));
   PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+  PetscCall(MatGPUMatDenseLUWarmupWait(NULL, NULL)); /* its allocations are not the matrix's */
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCallCUDA(cudaMemGetInfo(&free0, &total));
   PetscCall(MatMult(B, x, y));
@@ -720,6 +721,7 @@ static PetscErrorCode MultExpectingBuildError(Mat B, PetscRandom rnd, Vec *x, Ve
   PetscCall(MatCreateVecs(B, x, y));
   PetscCall(VecSetRandom(*x, rnd));
   PetscCall(VecSet(*y, 0)); /* allocate the vectors on the device before measuring */
+  PetscCall(MatGPUMatDenseLUWarmupWait(NULL, NULL));
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCallCUDA(cudaMemGetInfo(&free0, &total));
   TEST_EXPECT_ERROR(ierr, MatMult(B, *x, *y));
@@ -744,6 +746,7 @@ static PetscErrorCode TestBuildErrors(PetscRandom rnd)
   PetscCall(MatCreateVecs(B, &x, &y));
   PetscCall(VecSetRandom(x, rnd));
   PetscCall(VecSet(y, 0)); /* allocate the vectors on the device before measuring */
+  PetscCall(MatGPUMatDenseLUWarmupWait(NULL, NULL));
   PetscCallCUDA(cudaDeviceSynchronize());
   PetscCallCUDA(cudaMemGetInfo(&free0, &total));
   TEST_EXPECT_ERROR(&ierr, MatMult(B, x, y));

@@ -308,6 +308,9 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceSolve(Mat, Vec, Vec, PetscErrorCode (
 PETSC_INTERN PetscInt       MatGPUMatDenseLUMin, MatGPUMatDenseLUMax; /* -mat_gpumat_dense_lu_min, _max */
 PETSC_INTERN PetscErrorCode MatGPUMatDenseLUTakes(Mat, MatFactorType, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGetFactor_GPUMat_DenseLU(Mat, MatFactorType, Mat *);
+/* cuSOLVER set up for it in a host thread while the host works (src/base/gpumat_factor_warmup.c) */
+PETSC_INTERN PetscBool      MatGPUMatDenseLUWarmupOn; /* -mat_gpumat_dense_lu_warmup */
+PETSC_INTERN PetscErrorCode MatGPUMatDenseLUWarmupStart(void);
 /* Factors: GPUMAT_PUT_IN_FRONT where the factor has the slot filled */
 #define GPUMAT_WRAP_FACTOR_SLOT(F, op, saved, ours) \
   do { \
