@@ -186,9 +186,10 @@ if has suite; then
   # the benchmark suite (tools/bench_suite.py): generated and real matrices x every type, one CSV; each matrix
   # under its own timeout, no case started after SUITE_BUDGET seconds (default 470: the whole call fits in 10 minutes).
   # Each set about fills a call on its own: SUITE_SETS=generated, then SUITE_SETS=real, one call each. SUITE_TARGET_NNZ
-  # sets the real matrices' size; SUITE_TYPES and SUITE_VARIANTS (set, even empty) replace the suite's own types and variants
+  # sets the real matrices' size; SUITE_TYPES and SUITE_VARIANTS (set, even empty) replace the suite's own types and variants;
+  # SUITE_ONLY (comma-separated names) runs those matrices alone, e.g. the ones a first call left out for its budget
   PYTHONUNBUFFERED=1 timeout 575 python3 tools/bench_suite.py --bench build/examples/bench_spmv --matrices "$PETSCGPUMAT_MATRICES" \
-    --sets "${SUITE_SETS:-generated,real}" --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-470}" \
+    --sets "${SUITE_SETS:-generated,real}" --out "$out/suite.csv" --log "$out/suite-log.txt" --budget "${SUITE_BUDGET:-470}" ${SUITE_ONLY:+--only "$SUITE_ONLY"} \
     --target-nnz "${SUITE_TARGET_NNZ:-5e6}" ${SUITE_TYPES:+--types "$SUITE_TYPES"} ${SUITE_VARIANTS+--variants "$SUITE_VARIANTS"} 2>&1 | tee "$out/suite.txt"
 fi
 if has mpitests; then

@@ -7,7 +7,8 @@
     tools/plots.py rgcsr-sweep    sweep.csv out.png out.md     RgCSR group size and sorting, with the Markdown table
     tools/plots.py mpi-scaling    mpiscale.csv out.png [title] weak and strong scaling (examples/bench_mpi), prints the table
     tools/plots.py trisolve       trisolve.csv out.png [a0,a1,a2,b1,b2]   device-or-host rule against bench_trisolve data
-    tools/plots.py choice         suite.csv out.png            speed-up over cuSPARSE vs longest row / mean: autocuda, CMRS, CSR
+    tools/plots.py choice         suite.csv out.png [what]     speed-up over cuSPARSE vs longest row / mean: autocuda, CMRS, CSR
+                                                               (what: the run in the title, e.g. "H200, 20 M nonzeros")
 
 The suite's figures are drawn by tools/bench_report.py, the triangular-solve rule's table by tools/trisolve_rule.py.
 """
@@ -252,7 +253,7 @@ def choice(src, png, what=""):
     ax.set_xlabel("longest row / mean row length")
     ax.set_ylabel("speed-up over aijcusparse (median of 50-100 SpMV)")
     n = sum(1 for d in t.values() if "aijcusparse" in d and "autocuda" in d)
-    ax.set_title(f"The choosing type against CMRS and cuSPARSE CSR: {n} matrices{', ' + what if what else ''}, H100, double")
+    ax.set_title(f"The choosing type against CMRS and cuSPARSE CSR: {n} matrices{', ' + what if what else ''}, double")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
