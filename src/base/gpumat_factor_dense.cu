@@ -350,6 +350,14 @@ static PetscErrorCode MatView_GPUMatDenseLU(Mat F, PetscViewer viewer)
   if (ascii && (format == PETSC_VIEWER_ASCII_INFO || format == PETSC_VIEWER_ASCII_INFO_DETAIL)) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "petscgpumat: LU with row pivoting on the device (cuSOLVER), kept as the explicit inverse: each solve is one dense product\n"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "  (%" PetscInt_FMT " rows, within -mat_gpumat_dense_lu_min %" PetscInt_FMT " and -mat_gpumat_dense_lu_max %" PetscInt_FMT ", or named: -pc_factor_mat_solver_type cuda)\n", d->n, MatGPUMatDenseLUMin, MatGPUMatDenseLUMax));
+    {
+      PetscBool warm;
+      PetscReal ms;
+
+      PetscCall(MatGPUMatDenseLUWarmupWait(&warm, &ms));
+      if (warm) PetscCall(PetscViewerASCIIPrintf(viewer, "  cuSOLVER's one-time set-up in this process ran in a host thread beside the host's work (%.0f ms, -mat_gpumat_dense_lu_warmup)\n", (double)ms));
+      else PetscCall(PetscViewerASCIIPrintf(viewer, "  cuSOLVER's one-time set-up in this process was the first factorization's (-mat_gpumat_dense_lu_warmup off, or its thread did not run: -info)\n"));
+    }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (d->view) PetscCall((*d->view)(F, viewer));
