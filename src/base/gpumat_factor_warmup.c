@@ -56,6 +56,7 @@ static PetscBool   warmup_joined_info; /* -info has said how it went */
 #if defined(PETSC_HAVE_PTHREAD)
 static pthread_t warmup_thread;
 
+/* not PetscTime(): that is MPI_Wtime(), which an MPI library initialized for one thread may not be called from another */
 static double WarmupSeconds(void)
 {
   struct timespec t;
