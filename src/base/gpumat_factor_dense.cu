@@ -21,23 +21,10 @@
 */
 #include <petscgpumat/private/gpumatcusparse.h>
 #include <petscgpumat/private/gpumatcuda.h>
+#include <petscgpumat/private/gpumatdenselu.h>
 
 PetscInt MatGPUMatDenseLUMin = 2048; /* -mat_gpumat_dense_lu_min */
 PetscInt MatGPUMatDenseLUMax = 8192; /* -mat_gpumat_dense_lu_max (0: never) */
-
-#if defined(PETSC_USE_REAL_SINGLE)
-  #define GPUMAT_GETRF_BUFFERSIZE cusolverDnSgetrf_bufferSize
-  #define GPUMAT_GETRF            cusolverDnSgetrf
-  #define GPUMAT_GETRS            cusolverDnSgetrs
-  #define GPUMAT_GEMV             cublasSgemv
-  #define GPUMAT_GEMM             cublasSgemm
-#else
-  #define GPUMAT_GETRF_BUFFERSIZE cusolverDnDgetrf_bufferSize
-  #define GPUMAT_GETRF            cusolverDnDgetrf
-  #define GPUMAT_GETRS            cusolverDnDgetrs
-  #define GPUMAT_GEMV             cublasDgemv
-  #define GPUMAT_GEMM             cublasDgemm
-#endif
 
 /* What the factor keeps beside its dense array (the inverse), in a container composed on it */
 typedef struct {

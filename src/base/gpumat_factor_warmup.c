@@ -16,8 +16,7 @@
 */
 #include <petscgpumat/private/gpumatimpl.h>
 #include <petscdevice_cuda.h>
-#include <cusolverDn.h>
-#include <cublas_v2.h>
+#include <petscgpumat/private/gpumatdenselu.h>
 #include <time.h>
 #if defined(PETSC_HAVE_PTHREAD)
   #include <pthread.h>
@@ -26,20 +25,6 @@
 PetscBool MatGPUMatDenseLUWarmupOn = PETSC_TRUE; /* -mat_gpumat_dense_lu_warmup */
 
 #define WARMUP_N 256 /* rows of the warm-up's matrix: getrs with as many right-hand sides, as the inverse's */
-
-#if defined(PETSC_USE_REAL_SINGLE)
-typedef float WarmupReal;
-  #define WARMUP_GETRF_BUFFERSIZE cusolverDnSgetrf_bufferSize
-  #define WARMUP_GETRF            cusolverDnSgetrf
-  #define WARMUP_GETRS            cusolverDnSgetrs
-  #define WARMUP_GEMV             cublasSgemv
-#else
-typedef double WarmupReal;
-  #define WARMUP_GETRF_BUFFERSIZE cusolverDnDgetrf_bufferSize
-  #define WARMUP_GETRF            cusolverDnDgetrf
-  #define WARMUP_GETRS            cusolverDnDgetrs
-  #define WARMUP_GEMV             cublasDgemv
-#endif
 
 typedef enum {
   WARMUP_NOT_STARTED,
@@ -73,21 +58,21 @@ static double WarmupSeconds(void)
 
 static void *WarmupRun(void *arg)
 {
-  const int          n  = WARMUP_N;
-  const WarmupReal   one = 1, zero = 0;
-  const double       t0 = WarmupSeconds();
+  const int          n   = WARMUP_N;
+  const PetscReal    one = 1, zero = 0;
+  const double       t0  = WarmupSeconds();
   cudaStream_t       stream = NULL;
   cusolverDnHandle_t solver = NULL;
   cublasHandle_t     blas   = NULL;
-  WarmupReal        *h = NULL, *a = NULL, *b = NULL, *work = NULL;
+  PetscReal         *h = NULL, *a = NULL, *b = NULL, *work = NULL;
   int               *ipiv = NULL, lwork = 0;
 
   (void)arg;
   WARMUP_TRY(cudaSetDevice(warmup_device)); /* the device is per host thread */
   WARMUP_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  if (!warmup_failed && !(h = (WarmupReal *)calloc((size_t)n * n, sizeof(WarmupReal)))) warmup_failed = "calloc";
-  WARMUP_TRY(cudaMalloc((void **)&a, sizeof(WarmupReal) * n * n));
-  WARMUP_TRY(cudaMalloc((void **)&b, sizeof(WarmupReal) * n * n));
+  if (!warmup_failed && !(h = (PetscReal *)calloc((size_t)n * n, sizeof(PetscReal)))) warmup_failed = "calloc";
+  WARMUP_TRY(cudaMalloc((void **)&a, sizeof(PetscReal) * n * n));
+  WARMUP_TRY(cudaMalloc((void **)&b, sizeof(PetscReal) * n * n));
   WARMUP_TRY(cudaMalloc((void **)&ipiv, sizeof(int) * (n + 1)));
   if (!warmup_failed) { /* a = tridiag(-1, 4, -1), b = I */
     for (int i = 0; i < n; i++) {
@@ -95,23 +80,23 @@ static void *WarmupRun(void *arg)
       if (i) h[(size_t)i * n + i - 1] = h[(size_t)(i - 1) * n + i] = -1;
     }
   }
-  WARMUP_TRY(cudaMemcpy(a, h, sizeof(WarmupReal) * n * n, cudaMemcpyHostToDevice));
+  WARMUP_TRY(cudaMemcpy(a, h, sizeof(PetscReal) * n * n, cudaMemcpyHostToDevice));
   if (!warmup_failed) {
     for (int i = 0; i < n; i++) {
       h[(size_t)i * n + i] = 1;
       if (i) h[(size_t)i * n + i - 1] = h[(size_t)(i - 1) * n + i] = 0;
     }
   }
-  WARMUP_TRY(cudaMemcpy(b, h, sizeof(WarmupReal) * n * n, cudaMemcpyHostToDevice));
+  WARMUP_TRY(cudaMemcpy(b, h, sizeof(PetscReal) * n * n, cudaMemcpyHostToDevice));
   WARMUP_TRY(cusolverDnCreate(&solver));
   WARMUP_TRY(cusolverDnSetStream(solver, stream));
-  WARMUP_TRY(WARMUP_GETRF_BUFFERSIZE(solver, n, n, a, n, &lwork));
-  WARMUP_TRY(cudaMalloc((void **)&work, sizeof(WarmupReal) * (size_t)PetscMax(lwork, 1)));
-  WARMUP_TRY(WARMUP_GETRF(solver, n, n, a, n, work, ipiv, ipiv + n));
-  WARMUP_TRY(WARMUP_GETRS(solver, CUBLAS_OP_N, n, n, a, n, ipiv, b, n, ipiv + n)); /* the inverse, as the dense LU makes it */
+  WARMUP_TRY(GPUMAT_GETRF_BUFFERSIZE(solver, n, n, a, n, &lwork));
+  WARMUP_TRY(cudaMalloc((void **)&work, sizeof(PetscReal) * (size_t)PetscMax(lwork, 1)));
+  WARMUP_TRY(GPUMAT_GETRF(solver, n, n, a, n, work, ipiv, ipiv + n));
+  WARMUP_TRY(GPUMAT_GETRS(solver, CUBLAS_OP_N, n, n, a, n, ipiv, b, n, ipiv + n)); /* the inverse, as the dense LU makes it */
   WARMUP_TRY(cublasCreate(&blas));
   WARMUP_TRY(cublasSetStream(blas, stream));
-  WARMUP_TRY(WARMUP_GEMV(blas, CUBLAS_OP_N, n, n, &one, b, n, a, 1, &zero, a + n, 1)); /* a solve */
+  WARMUP_TRY(GPUMAT_GEMV(blas, CUBLAS_OP_N, n, n, &one, b, n, a, 1, &zero, a + n, 1)); /* a solve */
   WARMUP_TRY(cudaStreamSynchronize(stream));
   if (blas) (void)cublasDestroy(blas);
   if (solver) (void)cusolverDnDestroy(solver);
