@@ -73,6 +73,13 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
     PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_upload_threads", &nthreads, &set)); /* also for matrices no MatSetFromOptions() reaches (a DM's) */
     if (set) PetscCall(MatGPUMatSetUploadThreads(nthreads));
   }
+  {
+    PetscInt  nthreads = MatGPUMatHostThreads;
+    PetscBool set;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_host_threads", &nthreads, &set));
+    if (set) PetscCall(MatGPUMatSetHostThreads(nthreads));
+  }
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-mat_gpumat_trisolve", MatGPUMatTriSolveModes, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-mat_gpumat_trisolve_level_us", &MatGPUMatTriSolveLevelUs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-mat_gpumat_dense_lu_min", &MatGPUMatDenseLUMin, NULL));

@@ -101,6 +101,8 @@ echo "petscgpumat tests (PETSc ${petsc_version:-unknown}, device: ${gpu_reason:-
 # ---- CPU tests (CI) ----
 prog cpu-ellr-layout "${vg[@]}" "$build/tests/cpu/test_ellr_layout"
 prog cpu-gpumat-host "${vg[@]}" "$build/tests/cpu/test_gpumat_host"
+# the value operations of a matrix of 2^20 entries or more on host threads, against AIJ's bit for bit (no valgrind: its size)
+prog cpu-host-threads "$build/tests/cpu/test_gpumat_host" -large_rows 180000 -mat_gpumat_host_threads 4 -malloc_dump -checkfunctionlist
 prog cpu-rgcsr-layout "${vg[@]}" "$build/tests/cpu/test_rgcsr_layout"
 prog cpu-cmrs-layout "${vg[@]}" "$build/tests/cpu/test_cmrs_layout"
 prog cpu-choose-rule "${vg[@]}" "$build/tests/cpu/test_choose_rule" -malloc_dump -checkfunctionlist

@@ -6,15 +6,16 @@
   matrix. Here, as aijcusparse does on the device, equal patterns are found whatever the flag says and take the
   BLAS axpy; a pattern inside Y's is added row by row with a merge of the sorted columns. Either way Y keeps its
   pattern, so its device copy gets a value refresh (on the GPU for every format), not a rebuild. Anything else
-  (X not host AIJ, or entries outside Y's pattern) is SeqAIJ's. The cuSPARSE results of our products have this slot
-  too, so that MatAXPY() reaches it with an X of ours: they go to MatAXPY_GPUMatProductResult().
+  (X not host AIJ, or entries outside Y's pattern) is SeqAIJ's. From 2^20 entries on, the pattern checks, the merge
+  and the axpy run on host threads, by ranges of rows (gpumat_host_values.c). The cuSPARSE results of our products
+  have this slot too, so that MatAXPY() reaches it with an X of ours: they go to MatAXPY_GPUMatProductResult().
 */
 #include <petscgpumat/private/gpumatimpl.h>
 
-/* whether every entry of X has a place in Y (both assembled: sorted columns in each row) */
-static PetscBool MatGPUMatPatternInside(PetscInt m, const PetscInt *xi, const PetscInt *xj, const PetscInt *yi, const PetscInt *yj)
+/* whether every entry of X in rows [begin, end) has a place in Y (both assembled: sorted columns in each row) */
+static PetscBool MatGPUMatPatternInside(PetscInt begin, PetscInt end, const PetscInt *xi, const PetscInt *xj, const PetscInt *yi, const PetscInt *yj)
 {
-  for (PetscInt i = 0; i < m; i++) {
+  for (PetscInt i = begin; i < end; i++) {
     PetscInt ky = yi[i];
 
     for (PetscInt kx = xi[i]; kx < xi[i + 1]; kx++, ky++) {
@@ -25,14 +26,72 @@ static PetscBool MatGPUMatPatternInside(PetscInt m, const PetscInt *xi, const Pe
   return PETSC_TRUE;
 }
 
+/* The row loops of MatAXPY(), over ranges of rows on host threads (MatGPUMatHostForRows()) */
+typedef struct {
+  const PetscInt    *xi, *xj, *yi, *yj;
+  const PetscScalar *xv;
+  PetscScalar       *yv, a;
+  PetscBool          ok[64]; /* per range: the property holds there */
+} AXPYRows;
+
+static void SameColumnsRows(void *arg, PetscInt t, PetscInt begin, PetscInt end)
+{
+  AXPYRows *c = (AXPYRows *)arg;
+
+  c->ok[t] = (PetscBool)!memcmp(c->xj + c->xi[begin], c->yj + c->yi[begin], (size_t)(c->xi[end] - c->xi[begin]) * sizeof(PetscInt));
+}
+
+static void InsideRows(void *arg, PetscInt t, PetscInt begin, PetscInt end)
+{
+  AXPYRows *c = (AXPYRows *)arg;
+
+  c->ok[t] = MatGPUMatPatternInside(begin, end, c->xi, c->xj, c->yi, c->yj);
+}
+
+static void MergeRows(void *arg, PetscInt t, PetscInt begin, PetscInt end)
+{
+  AXPYRows *c = (AXPYRows *)arg;
+
+  (void)t;
+  for (PetscInt i = begin; i < end; i++) {
+    PetscInt ky = c->yi[i];
+
+    for (PetscInt kx = c->xi[i]; kx < c->xi[i + 1]; kx++, ky++) {
+      while (c->yj[ky] < c->xj[kx]) ky++;
+      c->yv[ky] += c->a * c->xv[kx];
+    }
+  }
+}
+
+/* a loop, not BLAS by range: a threaded BLAS would start its own threads inside each (rounding as BLAS's to the last
+   bit only where the compiler contracts to the same fused multiply-adds) */
+static void SameAXPYRows(void *arg, PetscInt t, PetscInt begin, PetscInt end)
+{
+  AXPYRows *c = (AXPYRows *)arg;
+
+  (void)t;
+  for (PetscInt k = c->yi[begin]; k < c->yi[end]; k++) c->yv[k] += c->a * c->xv[k];
+}
+
+/* Whether `fn` holds on every range of the m rows */
+static PetscErrorCode MatGPUMatAllRows(PetscInt m, const PetscInt *ai, PetscInt nthreads, MatGPUMatRowsFn fn, AXPYRows *c, PetscBool *all)
+{
+  PetscFunctionBegin;
+  PetscCall(MatGPUMatHostForRows(m, ai, nthreads, fn, c));
+  *all = PETSC_TRUE;
+  for (PetscInt t = 0; t < nthreads; t++) *all = (PetscBool)(*all && c->ok[t]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
 {
   Mat_GPUMat     *g = NULL;
   const PetscInt *xi, *xj, *yi, *yj;
   PetscScalar    *xa, *ya;
   PetscMemType    xmt = PETSC_MEMTYPE_DEVICE, ymt = PETSC_MEMTYPE_DEVICE;
-  PetscBool       aij = PETSC_FALSE, same = PETSC_FALSE;
-  PetscInt        m   = Y->rmap->n;
+  PetscBool       aij = PETSC_FALSE, same = PETSC_FALSE, inside = PETSC_FALSE;
+  PetscInt        m = Y->rmap->n, nthreads = 1;
+  AXPYRows        c;
 
   PetscFunctionBegin;
   if (!MatGPUMatIsOurs(Y)) { /* Y is the cuSPARSE result of one of our products, which has this slot so that MatAXPY() comes here */
@@ -51,29 +110,35 @@ PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
       aij = (PetscBool)(!PetscMemTypeDevice(xmt) && !PetscMemTypeDevice(ymt));
     }
   }
-  if (aij) {
+  if (aij) { /* host threads from 2^20 entries on (gpumat_host_values.c) */
+    c.xi     = xi;
+    c.xj     = xj;
+    c.yi     = yi;
+    c.yj     = yj;
+    c.a      = a;
+    nthreads = PetscMin(MatGPUMatHostThreadCount(yi[m]), (PetscInt)PETSC_STATIC_ARRAY_LENGTH(c.ok));
     PetscCall(PetscArraycmp(xi, yi, m + 1, &same));
-    if (same) PetscCall(PetscArraycmp(xj, yj, yi[m], &same));
+    if (same) PetscCall(MatGPUMatAllRows(m, yi, nthreads, SameColumnsRows, &c, &same));
+    if (!same) PetscCall(MatGPUMatAllRows(m, yi, nthreads, InsideRows, &c, &inside));
   }
   if (same) { /* the same pattern, whatever the flag said: BLAS axpy of the value arrays */
     PetscCall(PetscInfo(Y, "MatAXPY: equal patterns, taken as SAME_NONZERO_PATTERN\n"));
-    PetscCall((*g->hostops.axpy)(Y, a, X, SAME_NONZERO_PATTERN));
-  } else if (aij && MatGPUMatPatternInside(m, xi, xj, yi, yj)) {
-    const PetscScalar *xv;
-
-    PetscCall(PetscInfo(Y, "MatAXPY: X's pattern is inside Y's: row merge, Y keeps its pattern\n"));
-    PetscCall(MatSeqAIJGetArrayRead(X, &xv));
-    PetscCall(MatSeqAIJGetArray(Y, &ya)); /* marks Y's values changed: its device copy refreshes them */
-    for (PetscInt i = 0; i < m; i++) {
-      PetscInt ky = yi[i];
-
-      for (PetscInt kx = xi[i]; kx < xi[i + 1]; kx++, ky++) {
-        while (yj[ky] < xj[kx]) ky++;
-        ya[ky] += a * xv[kx];
-      }
+    if (nthreads < 2) PetscCall((*g->hostops.axpy)(Y, a, X, SAME_NONZERO_PATTERN));
+    else {
+      PetscCall(MatSeqAIJGetArrayRead(X, &c.xv));
+      PetscCall(MatSeqAIJGetArray(Y, &c.yv));
+      PetscCall(MatGPUMatHostForRows(m, yi, nthreads, SameAXPYRows, &c));
+      PetscCall(MatSeqAIJRestoreArray(Y, &c.yv));
+      PetscCall(MatSeqAIJRestoreArrayRead(X, &c.xv));
+      PetscCall(PetscLogFlops(2.0 * yi[m]));
     }
-    PetscCall(MatSeqAIJRestoreArray(Y, &ya));
-    PetscCall(MatSeqAIJRestoreArrayRead(X, &xv));
+  } else if (inside) {
+    PetscCall(PetscInfo(Y, "MatAXPY: X's pattern is inside Y's: row merge, Y keeps its pattern\n"));
+    PetscCall(MatSeqAIJGetArrayRead(X, &c.xv));
+    PetscCall(MatSeqAIJGetArray(Y, &c.yv)); /* marks Y's values changed: its device copy refreshes them */
+    PetscCall(MatGPUMatHostForRows(m, yi, nthreads, MergeRows, &c));
+    PetscCall(MatSeqAIJRestoreArray(Y, &c.yv));
+    PetscCall(MatSeqAIJRestoreArrayRead(X, &c.xv));
     PetscCall(PetscLogFlops(2.0 * xi[m]));
   } else PetscCall((*g->hostops.axpy)(Y, a, X, str));
   PetscFunctionReturn(PETSC_SUCCESS);

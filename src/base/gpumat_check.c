@@ -20,6 +20,12 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
     PetscCall(PetscOptionsInt("-mat_gpumat_upload_threads", "Host threads that copy an upload of 16 MB or more (a build's CSR, a refresh's values) through pinned buffers (0: automatic, up to 4 by the CPUs the process may run on and the node's ranks; 1: CUDA's own pageable copy)", "", nthreads, &nthreads, NULL));
     PetscCall(MatGPUMatSetUploadThreads(nthreads));
   }
+  {
+    PetscInt nthreads = MatGPUMatHostThreads;
+
+    PetscCall(PetscOptionsInt("-mat_gpumat_host_threads", "Host threads for MatScale, MatDiagonalScale and MatAXPY on the host master copy of a matrix of 2^20 entries or more (0: automatic, as for uploads; 1: SeqAIJ's own code)", "", nthreads, &nthreads, NULL));
+    PetscCall(MatGPUMatSetHostThreads(nthreads));
+  }
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsEnum("-mat_gpumat_trisolve", "Where the triangular solves of factors made with no solver type named run: auto (the faster by a model of both), device, host", "MatGetFactor", MatGPUMatTriSolveModes, (PetscEnum)MatGPUMatTriSolve, (PetscEnum *)&MatGPUMatTriSolve, NULL));
   PetscCall(PetscOptionsBool("-mat_gpumat_device_factor", "cuSPARSE's ILU(0)/ICC(0) of our types factored from the device CSR the matrix holds (0: through an aijcusparse copy, uploaded)", "MatGetFactor", MatGPUMatDeviceFactorOn, &MatGPUMatDeviceFactorOn, NULL));

@@ -132,13 +132,14 @@ static PetscErrorCode MatGPUMatUploadBuffers_Private(int nthreads, int device, i
 #endif
 
 /*
-  The automatic thread count: the CPUs this process may run on (its affinity mask: an MPI rank bound to one core gets
-  1, that is CUDA's own copy), shared among the node's ranks where the MPI launcher says how many there are, at most
+  The automatic thread count, of uploads and of the loops over the host master copy (gpumat_host_values.c): the CPUs
+  this process may run on (its affinity mask: an MPI rank bound to one core gets 1, that is CUDA's own copy and
+  SeqAIJ's own loops), shared among the node's ranks where the MPI launcher says how many there are, at most
   UPLOAD_AUTO_MAX. Decided without communication: a sequential matrix uploads on one rank only.
 */
 static long upload_auto_cpus = 0, upload_auto_ranks = 1; /* what the automatic count was decided from */
 
-static int MatGPUMatUploadThreadsAuto_Private(void)
+PetscInt MatGPUMatThreadsAuto(void)
 {
   static int  nthreads = 0;
   long        ncpu     = 1;
@@ -183,7 +184,7 @@ PetscErrorCode MatGPUMatSetUploadThreads(PetscInt nthreads)
 static PetscErrorCode MatGPUMatUploadThreadCount(size_t bytes, PetscInt *nthreads)
 {
   PetscFunctionBegin;
-  *nthreads = MatGPUMatUploadThreads > 0 ? PetscMin(MatGPUMatUploadThreads, UPLOAD_MAX_THREADS) : MatGPUMatUploadThreadsAuto_Private();
+  *nthreads = MatGPUMatUploadThreads > 0 ? PetscMin(MatGPUMatUploadThreads, UPLOAD_MAX_THREADS) : MatGPUMatThreadsAuto();
 #if !defined(PETSC_HAVE_PTHREAD)
   *nthreads = 1;
 #endif

@@ -159,11 +159,18 @@ static PetscErrorCode TestCreationRoutes(void)
 /* A SeqAIJ matrix with every other entry of each row of A (a subset of its pattern), values 1, 2, ... */
 static PetscErrorCode SubsetOf(Mat A, Mat *S)
 {
-  PetscInt m, n;
+  PetscInt m, n, maxrow = 0;
 
   PetscFunctionBeginUser;
   PetscCall(MatGetSize(A, &m, &n));
-  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, n, NULL, S));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt nc;
+
+    PetscCall(MatGetRow(A, i, &nc, NULL, NULL));
+    maxrow = PetscMax(maxrow, nc);
+    PetscCall(MatRestoreRow(A, i, &nc, NULL, NULL));
+  }
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, n, (maxrow + 1) / 2, NULL, S));
   for (PetscInt i = 0; i < m; i++) {
     const PetscInt *cols;
     PetscInt        nc;
@@ -177,7 +184,7 @@ static PetscErrorCode SubsetOf(Mat A, Mat *S)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode TestHostOperations(PetscBool bind)
+static PetscErrorCode TestHostOperations(PetscBool bind, PetscInt m)
 {
   Mat         A, B, X;
   Vec         x, y, z, w, d1, d2;
@@ -185,15 +192,18 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
   PetscReal   nrm;
   PetscInt    rows[3] = {0, 7, 42}, r = 5, c = 199;
   PetscScalar val     = 1.25;
-  const char *how     = bind ? "bound to CPU" : "host vectors";
+  char        how[64];
 
   PetscFunctionBeginUser;
-  PetscCall(TestCreateRandom(300, 300, 6, "uniform", 2, &A));
+  /* from 2^20 entries on (m = 180 000 by 6), with -mat_gpumat_host_threads above 1, the value operations run on host
+     threads (src/base/gpumat_host_values.c): the same entries as AIJ all the same */
+  PetscCall(PetscSNPrintf(how, sizeof(how), "%s, %" PetscInt_FMT " rows", bind ? "bound to CPU" : "host vectors", m));
+  PetscCall(TestCreateRandom(m, m, 6, "uniform", 2, &A));
   PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   PetscCall(MatConvert(A, MATELLRCUDA, MAT_INITIAL_MATRIX, &B));
   PetscCall(MatSetOption(B, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
   if (bind) PetscCall(MatBindToCPU(B, PETSC_TRUE));
-  PetscCall(TestCreateRandom(300, 300, 6, "uniform", 3, &X));
+  PetscCall(TestCreateRandom(m, m, 6, "uniform", 3, &X));
 
 #define BOTH(call_a, call_b, what) \
   do { \
@@ -276,17 +286,24 @@ static PetscErrorCode TestHostOperations(PetscBool bind)
     PetscCall(MatGetNonzeroState(B, &nz1));
     TEST_CHECK(nz0 == nz1, "MatAXPY/MatAYPX with X's pattern inside Y's (%s) keep the pattern (nonzero state %" PetscInt64_FMT " -> %" PetscInt64_FMT ")", how, (PetscInt64)nz0, (PetscInt64)nz1);
     PetscCall(MatSetOption(A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* AIJ's DIFFERENT path replaced A's storage */
-    PetscCall(TestCreateRandom(300, 300, 2, "uniform", 4, &W)); /* not a subset although called one */
-    PetscCall(MatConvert(W, MATELLRCUDA, MAT_INITIAL_MATRIX, &Wb));
-    BOTH(MatAXPY(A, 2.0, W, SUBSET_NONZERO_PATTERN), MatAXPY(B, 2.0, Wb, SUBSET_NONZERO_PATTERN), "MatAXPY (SUBSET claimed, not a subset)");
-    PetscCall(MatDestroy(&W));
-    PetscCall(MatDestroy(&Wb));
+    if (m <= 1000) { /* AIJ inserts such entries one by one, each moving the rest of the array */
+      PetscCall(TestCreateRandom(m, m, 2, "uniform", 4, &W)); /* not a subset although called one */
+      PetscCall(MatConvert(W, MATELLRCUDA, MAT_INITIAL_MATRIX, &Wb));
+      BOTH(MatAXPY(A, 2.0, W, SUBSET_NONZERO_PATTERN), MatAXPY(B, 2.0, Wb, SUBSET_NONZERO_PATTERN), "MatAXPY (SUBSET claimed, not a subset)");
+      PetscCall(MatDestroy(&W));
+      PetscCall(MatDestroy(&Wb));
+    }
     PetscCall(MatDestroy(&S));
     PetscCall(MatDestroy(&Sb));
   }
   PetscCall(MatCreateVecs(A, &x, &y));
   PetscCall(VecSet(x, 0.75));
   BOTH(MatDiagonalSet(A, x, ADD_VALUES), MatDiagonalSet(B, x, ADD_VALUES), "MatDiagonalSet");
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(VecSetRandom(y, NULL));
+  BOTH(MatDiagonalScale(A, y, NULL), MatDiagonalScale(B, y, NULL), "MatDiagonalScale (rows)");
+  BOTH(MatDiagonalScale(A, NULL, x), MatDiagonalScale(B, NULL, x), "MatDiagonalScale (columns)");
+  BOTH(MatDiagonalScale(A, y, x), MatDiagonalScale(B, y, x), "MatDiagonalScale (both)");
   /* products with host vectors: the host path, same results as AIJ */
   PetscCall(VecDuplicate(y, &z));
   PetscCall(VecDuplicate(y, &w));
@@ -772,6 +789,7 @@ int main(int argc, char **argv)
 {
   PetscBool gpu, only;
   char      reason[256];
+  PetscInt  large = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -786,8 +804,10 @@ int main(int argc, char **argv)
   }
   PetscCall(TestConversions());
   PetscCall(TestCreationRoutes());
-  PetscCall(TestHostOperations(PETSC_FALSE));
-  PetscCall(TestHostOperations(PETSC_TRUE));
+  PetscCall(TestHostOperations(PETSC_FALSE, 300));
+  PetscCall(TestHostOperations(PETSC_TRUE, 300));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-large_rows", &large, NULL)); /* tests/run.sh: cpu-host-threads */
+  if (large) PetscCall(TestHostOperations(PETSC_FALSE, large));
   PetscCall(TestOptions());
   PetscCall(TestInfoAndView());
   PetscCall(TestTriangularLevels());

@@ -214,6 +214,14 @@ PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fal
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
 PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_threads (src/base/gpumat_upload.c) */
+PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(void);   /* the automatic count of host threads, uploads' and loops' (src/base/gpumat_upload.c) */
+/* Loops over the host master copy's entries split over host threads (src/base/gpumat_host_values.c) */
+#define MATGPUMAT_HOST_THREADS_MIN ((PetscCount)1 << 20) /* entries below which one thread runs */
+PETSC_INTERN PetscInt       MatGPUMatHostThreads; /* -mat_gpumat_host_threads */
+PETSC_INTERN PetscErrorCode MatGPUMatSetHostThreads(PetscInt);
+PETSC_INTERN PetscInt       MatGPUMatHostThreadCount(PetscCount);
+typedef void (*MatGPUMatRowsFn)(void *, PetscInt, PetscInt, PetscInt); /* (context, range, first row, end row) */
+PETSC_INTERN PetscErrorCode MatGPUMatHostForRows(PetscInt, const PetscInt *, PetscInt, MatGPUMatRowsFn, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems);
 
 /* Device or host triangular solves for the factors made with no solver type named (src/base/gpumat_trisolve.c) */
@@ -288,10 +296,14 @@ PETSC_INTERN PetscErrorCode MatGPUMatCheckProductEnd(Mat, const struct _MatOps *
   X(lufactor, MatLUFactor##S) \
   X(choleskyfactor, MatCholeskyFactor##S) \
   X(axpy, MatAXPY##S) \
+  X(scale, MatScale##S) \
+  X(diagonalscale, MatDiagonalScale##S) \
   X(getdiagonal, MatGetDiagonal##S) \
   X(getinfo, MatGetInfo##S)
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_GPUMat(Mat); /* src/base/gpumat_product.c */
 PETSC_INTERN PetscErrorCode MatGetDiagonal_GPUMat(Mat, Vec);      /* src/base/gpumat_diagonal.c */
+PETSC_INTERN PetscErrorCode MatScale_GPUMat(Mat, PetscScalar);     /* src/base/gpumat_host_values.c */
+PETSC_INTERN PetscErrorCode MatDiagonalScale_GPUMat(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatGetInfo_GPUMat(Mat, MatInfoType, MatInfo *); /* src/base/gpumat.c */
 /* MPI types only: MPIAIJ's products, with its backend algorithm on the device (src/base/gpumat_mpi.c) */
 #define GPUMAT_MPI_SLOTS(X, S) X(productsetfromoptions, MatProductSetFromOptions##S)
