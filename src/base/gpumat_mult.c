@@ -120,6 +120,7 @@ PetscErrorCode MatGPUMatFreeDevice_Private(Mat A)
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_work));
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_cai));
   PetscCall(MatGPUMatDeviceFree((void **)&g->d_ai));
+  PetscCall(MatGPUMatDeviceFree((void **)&g->d_diagpos));
   PetscCall(PetscFree(g->cai));
   if (g->written) PetscCallCUDA(cudaEventDestroy((cudaEvent_t)g->written));
   g->written     = NULL;

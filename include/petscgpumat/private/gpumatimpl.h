@@ -181,6 +181,8 @@ typedef struct {
   MatGPUMatShadow     csr;          /* the MATSEQAIJCUSPARSE shadow of cuSPARSE's products and factorizations, made by the first of them
                                        (src/base/gpumat_shadow.c) and kept: then the format's device CSR too */
   PetscBool           fallback_reported; /* PetscInfo said once why a product ran on the host */
+  PetscInt           *d_diagpos;    /* device: each row's diagonal entry in the CSR order (-1: none), for MatGetDiagonal() */
+  PetscObjectState    diagpos_nonzerostate; /* the pattern d_diagpos was found in */
 
   /* compressed rows: the device copy holds only the nonempty rows (MPI off-diagonal blocks) */
   PetscBool    compress_rows; /* asked for: MatGPUMatSetCompressedRows() or -mat_gpumat_compressed_rows */
@@ -376,6 +378,7 @@ PETSC_INTERN PetscErrorCode MatGPUMatConvertToParent(Mat, MatReuse, Mat *, Petsc
 PETSC_INTERN PetscErrorCode MatGPUMatConvertThroughParent(Mat, MatType, MatReuse, Mat *, PetscErrorCode (*)(Mat));
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterAddRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatGPUMatLaunchGatherOrZero(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatGPUMatLaunchScatterRows(void *, PetscInt, const PetscInt *, const PetscScalar *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatGPUMatChooseThreadsPerRow(PetscInt, PetscCount, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MatGPUMatPlanThreadsPerRow(const MatGPUMatRowStats *, PetscInt, PetscInt *, PetscBool *);
