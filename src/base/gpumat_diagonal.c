@@ -4,11 +4,11 @@
   SeqAIJ's op writes the vector's host array, which leaves a CUDA vector valid only on the host: PCJACOBI's
   VecReciprocal() then ran on the host and its first PCApply() copied the vector back, and so did every level of GAMG
   (its smoothers' Jacobi and its prolongator smoothing) and of PCMG with Chebyshev/Jacobi smoothers.
-  - Where the format's layout holds the values in the CSR's order on the device (its valuearray: CMRS, CSR) the
-    diagonal is gathered there: the positions of the diagonal entries, found on the host once per nonzero pattern
-    (on host threads for large matrices) and kept on the device, and one gather kernel per call. On KSP ex45's GAMG at
-    129^3 (one H200) the host path below took ~12 ms a call at 2.1 M rows, three calls and more per set-up and solve,
-    against aijcusparse's device kernel.
+  - Where the format's layout, built for the current pattern, holds the values in the CSR's order on the device (its
+    valuearray: CMRS, CSR) the diagonal is gathered there: the positions of the diagonal entries, found on the host
+    once per nonzero pattern (on host threads for large matrices) and kept on the device, and one gather kernel per
+    call. On KSP ex45's GAMG at 129^3 (one H200) the host path below took ~12 ms a call at 2.1 M rows, three calls
+    and more per set-up and solve, against aijcusparse's device kernel.
   - Otherwise from the host master copy, which our types keep current, into a host buffer that is uploaded into the
     vector's device array: m values, the bytes aijcusparse's kernel writes, and the vector stays on the device.
   Host vectors (every vector where no device is usable) and a matrix bound to the CPU: SeqAIJ's op.
@@ -74,8 +74,11 @@ static PetscErrorCode MatGPUMatGetDiagonalFromLayout(Mat A, Vec v, PetscBool *do
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
-  if (!g->format->valuearray || g->compress_rows || !A->rmap->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatGPUMatSyncDevice(A)); /* the values current on the device */
+  /* only a layout built for this pattern: a matrix that is not multiplied (GAMG's graph) is not built for its diagonal
+     (15 ms for the graph at 129^3) */
+  if (!g->format->valuearray || g->compress_rows || !A->rmap->n || !g->built || g->rebuild || g->nonzerostate != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatSyncDevice(A)); /* the values current on the device: at most a refresh, which the next product needs too */
+  if (!g->built) PetscFunctionReturn(PETSC_SUCCESS);
   if (g->cai) PetscFunctionReturn(PETSC_SUCCESS); /* its device rows are the nonempty ones */
   PetscCall(g->format->valuearray(A, &d_val, &nval));
   if (!d_val || nval != g->nnz) PetscFunctionReturn(PETSC_SUCCESS);

@@ -705,7 +705,9 @@ static PetscErrorCode CheckProductAYPX(const char *type)
 /*
   MatGetDiagonal() into a device vector stays on the device (PCJACOBI's set-up, every level of GAMG and PCMG): the
   vector is not left valid only on the host, so the device reciprocal and norm that follow copy nothing to the device;
-  the values are AIJ's, missing diagonal entries (zeros) and rectangular matrices included; the output poisoned first
+  the values are AIJ's, missing diagonal entries (zeros) and rectangular matrices included; the output poisoned first;
+  before the first product (from the host master copy) and after it with new values (CMRS and CSR gather it from
+  their built layout)
 */
 static PetscErrorCode CheckDiagonalOnDevice(const char *type)
 {
@@ -730,17 +732,29 @@ static PetscErrorCode CheckDiagonalOnDevice(const char *type)
     PetscCall(MatConvert(Ah, type, MAT_INITIAL_MATRIX, &A));
     PetscCall(MatCreateVecs(A, NULL, &v));
     PetscCall(MatCreateVecs(Ah, NULL, &vh));
-    PetscCall(VecSet(v, PETSC_MAX_REAL));
-    PetscCall(TestEventCount("VecCUDACopyTo", &up[0]));
-    PetscCall(MatGetDiagonal(A, v));
-    PetscCall(VecShift(v, 1.0)); /* device ops, as PCJACOBI's: with v valid only on the host the first copies it up */
-    PetscCall(VecNorm(v, NORM_2, &diff));
-    PetscCall(TestEventCount("VecCUDACopyTo", &up[1]));
-    PetscCall(MatGetDiagonal(Ah, vh));
-    PetscCall(VecShift(vh, 1.0));
-    PetscCall(VecAXPY(vh, -1.0, v));
-    PetscCall(VecNorm(vh, NORM_INFINITY, &diff));
-    TEST_CHECK(up[1] == up[0] && diff == 0, "%s %" PetscInt_FMT "x%" PetscInt_FMT ": MatGetDiagonal into a device vector leaves it on the device (%" PetscInt_FMT " host-to-device vector copies after) and equals AIJ's (difference %g)", type, sizes[c][0], sizes[c][1], up[1] - up[0], (double)diff);
+    for (PetscInt built = 0; built < 2; built++) { /* from the host master copy, then (CMRS, CSR) from the built layout */
+      if (built) {
+        Vec x;
+
+        PetscCall(MatCreateVecs(A, &x, NULL));
+        PetscCall(VecSet(x, 1.0));
+        PetscCall(MatMult(A, x, v)); /* builds the layout */
+        PetscCall(VecDestroy(&x));
+        PetscCall(MatScale(A, 0.5)); /* new values: the layout's refresh, before the gather, must bring them */
+        PetscCall(MatScale(Ah, 0.5));
+      }
+      PetscCall(VecSet(v, PETSC_MAX_REAL));
+      PetscCall(TestEventCount("VecCUDACopyTo", &up[0]));
+      PetscCall(MatGetDiagonal(A, v));
+      PetscCall(VecShift(v, 1.0)); /* device ops, as PCJACOBI's: with v valid only on the host the first copies it up */
+      PetscCall(VecNorm(v, NORM_2, &diff));
+      PetscCall(TestEventCount("VecCUDACopyTo", &up[1]));
+      PetscCall(MatGetDiagonal(Ah, vh));
+      PetscCall(VecShift(vh, 1.0));
+      PetscCall(VecAXPY(vh, -1.0, v));
+      PetscCall(VecNorm(vh, NORM_INFINITY, &diff));
+      TEST_CHECK(up[1] == up[0] && diff == 0, "%s %" PetscInt_FMT "x%" PetscInt_FMT "%s: MatGetDiagonal into a device vector leaves it on the device (%" PetscInt_FMT " host-to-device vector copies after) and equals AIJ's (difference %g)", type, sizes[c][0], sizes[c][1], built ? ", layout built, new values" : "", up[1] - up[0], (double)diff);
+    }
     PetscCall(VecDestroy(&v));
     PetscCall(VecDestroy(&vh));
     PetscCall(MatDestroy(&A));
