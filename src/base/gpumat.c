@@ -529,7 +529,11 @@ static PetscErrorCode MatView_GPUMat(Mat A, PetscViewer viewer)
 
     PetscCall(MatGPUMatDefaultVecType(&vtype));
     if (strcmp(vtype, VECCUDA)) PetscCall(PetscViewerASCIIPrintf(viewer, "no usable CUDA device: MatCreateVecs() gives host vectors and the products run on the host (counted in the event GPUMatHostFallback)\n"));
-    else PetscCall(MatGPUMatUploadView(viewer));
+    else {
+      PetscCall(MatGPUMatUploadView(viewer));
+      PetscCall(MatGPUMatDiagonalView(A, viewer));
+    }
+    PetscCall(MatGPUMatHostThreadsView(viewer));
   }
   if (g->trisolve_why[0]) PetscCall(PetscViewerASCIIPrintf(viewer, "triangular solves of its factor (no solver type named): on the %s, %s\n", g->trisolve_device ? "device (cusparse)" : "host (petsc)", g->trisolve_why));
   if (g->transpose) PetscCall(PetscViewerASCIIPrintf(viewer, "transposed products: an explicit transpose of the same type (-mat_gpumat_explicit_transpose)\n"));

@@ -93,6 +93,17 @@ static PetscErrorCode MatGPUMatGetDiagonalFromLayout(Mat A, Vec v, PetscBool *do
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatView()'s line on where MatGetDiagonal() into a device vector takes the diagonal from */
+PetscErrorCode MatGPUMatDiagonalView(Mat A, PetscViewer viewer)
+{
+  Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
+
+  PetscFunctionBegin;
+  if (g->format->valuearray && !g->compress_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: gathered on the device from the layout once it is built (where it holds the values in CSR order)%s\n", g->d_diagpos ? ", positions kept" : ""));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: from the host master copy, uploaded (%s)\n", g->compress_rows ? "compressed rows" : "the layout does not hold the values in CSR order"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatGetDiagonal_GPUMat(Mat A, Vec v)
 {
   Mat_GPUMat  *g = (Mat_GPUMat *)A->spptr;

@@ -41,6 +41,17 @@ PetscInt MatGPUMatHostThreadCount(PetscCount entries)
   return entries < MATGPUMAT_HOST_THREADS_MIN ? 1 : PetscMin(n, MATGPUMAT_HOST_THREADS_MAX);
 }
 
+/* MatView()'s line on how the value operations over the host master copy run */
+PetscErrorCode MatGPUMatHostThreadsView(PetscViewer viewer)
+{
+  PetscInt n = MatGPUMatHostThreadCount(MATGPUMAT_HOST_THREADS_MIN);
+
+  PetscFunctionBegin;
+  if (n > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy of 2^20 entries or more: %" PetscInt_FMT " host threads (%s; -mat_gpumat_host_threads)\n", n, MatGPUMatHostThreads > 0 ? "set" : "automatic, as uploads"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy: SeqAIJ's single-threaded loops (%s; -mat_gpumat_host_threads)\n", MatGPUMatHostThreads == 1 ? "set" : PetscDefined(HAVE_PTHREAD) ? "automatic: one CPU for this process" : "this PETSc has no pthreads"));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   MatGPUMatRowsFn fn;
   void           *ctx;

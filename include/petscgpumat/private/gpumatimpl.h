@@ -224,6 +224,8 @@ PETSC_INTERN PetscErrorCode MatGPUMatSetHostThreads(PetscInt);
 PETSC_INTERN PetscInt       MatGPUMatHostThreadCount(PetscCount);
 typedef void (*MatGPUMatRowsFn)(void *, PetscInt, PetscInt, PetscInt); /* (context, range, first row, end row) */
 PETSC_INTERN PetscErrorCode MatGPUMatHostForRows(PetscInt, const PetscInt *, PetscInt, MatGPUMatRowsFn, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatHostThreadsView(PetscViewer);
+PETSC_INTERN PetscErrorCode MatGPUMatDiagonalView(Mat, PetscViewer); /* src/base/gpumat_diagonal.c */
 PETSC_INTERN PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems);
 
 /* Device or host triangular solves for the factors made with no solver type named (src/base/gpumat_trisolve.c) */
