@@ -31,7 +31,7 @@ typedef struct {
   const PetscInt    *xi, *xj, *yi, *yj;
   const PetscScalar *xv;
   PetscScalar       *yv, a;
-  PetscBool          ok[64]; /* per range: the property holds there */
+  PetscBool          ok[MATGPUMAT_HOST_THREADS_MAX]; /* per range: the property holds there */
 } AXPYRows;
 
 static void SameColumnsRows(void *arg, PetscInt t, PetscInt begin, PetscInt end)
@@ -116,7 +116,7 @@ PetscErrorCode MatAXPY_GPUMat(Mat Y, PetscScalar a, Mat X, MatStructure str)
     c.yi     = yi;
     c.yj     = yj;
     c.a      = a;
-    nthreads = PetscMin(MatGPUMatHostThreadCount(yi[m]), (PetscInt)PETSC_STATIC_ARRAY_LENGTH(c.ok));
+    nthreads = MatGPUMatHostThreadCount(yi[m]); /* at most MATGPUMAT_HOST_THREADS_MAX */
     PetscCall(PetscArraycmp(xi, yi, m + 1, &same));
     if (same) PetscCall(MatGPUMatAllRows(m, yi, nthreads, SameColumnsRows, &c, &same));
     if (!same) PetscCall(MatGPUMatAllRows(m, yi, nthreads, InsideRows, &c, &inside));

@@ -28,15 +28,9 @@ static void FindDiagonalRows(void *arg, PetscInt t, PetscInt begin, PetscInt end
 
   (void)t;
   for (PetscInt i = begin; i < end; i++) {
-    PetscInt lo = c->ai[i], hi = c->ai[i + 1];
+    const PetscInt k = MatGPUMatLowerBound(c->aj, c->ai[i], c->ai[i + 1], i);
 
-    while (lo < hi) {
-      PetscInt mid = lo + (hi - lo) / 2;
-
-      if (c->aj[mid] < i) lo = mid + 1;
-      else hi = mid;
-    }
-    c->pos[i] = i < c->n && lo < c->ai[i + 1] && c->aj[lo] == i ? lo : -1;
+    c->pos[i] = i < c->n && k < c->ai[i + 1] && c->aj[k] == i ? k : -1;
   }
 }
 

@@ -17,8 +17,6 @@
   #include <pthread.h>
 #endif
 
-#define MATGPUMAT_HOST_THREADS_MAX 16
-
 PetscInt MatGPUMatHostThreads = 0; /* -mat_gpumat_host_threads: 0 automatic, 1 SeqAIJ's own code */
 
 /* -mat_gpumat_host_threads: checked before it is kept */
@@ -82,16 +80,7 @@ PetscErrorCode MatGPUMatHostForRows(PetscInt m, const PetscInt *ai, PetscInt nth
   PetscFunctionBegin;
   nthreads = PetscMax(1, PetscMin(nthreads, MATGPUMAT_HOST_THREADS_MAX));
   for (PetscInt t = 0; t < nthreads; t++) { /* the first row whose entries start at or past t/nthreads of them */
-    PetscCount target = t + 1 == nthreads ? ai[m] : (PetscCount)ai[m] * (t + 1) / nthreads;
-    PetscInt   lo = begin, hi = m;
-
-    while (lo < hi) {
-      PetscInt mid = lo + (hi - lo) / 2;
-
-      if (ai[mid] < target) lo = mid + 1;
-      else hi = mid;
-    }
-    jobs[t] = (RowsJob){fn, ctx, t, begin, t + 1 == nthreads ? m : lo};
+    jobs[t] = (RowsJob){fn, ctx, t, begin, t + 1 == nthreads ? m : MatGPUMatLowerBound(ai, begin, m, (PetscCount)ai[m] * (t + 1) / nthreads)};
     begin   = jobs[t].end;
   }
 #if defined(PETSC_HAVE_PTHREAD)
@@ -110,15 +99,15 @@ PetscErrorCode MatGPUMatHostForRows(PetscInt m, const PetscInt *ai, PetscInt nth
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A's host row offsets and values for a threaded loop; *nthreads 1: SeqAIJ's own op is to run */
-static PetscErrorCode MatGPUMatHostValuesBegin(Mat A, PetscInt *nthreads, const PetscInt **ai, PetscScalar **v)
+/* A's host CSR for a threaded loop; *nthreads 1: SeqAIJ's own op is to run */
+static PetscErrorCode MatGPUMatHostValuesBegin(Mat A, PetscInt *nthreads, const PetscInt **ai, const PetscInt **aj, PetscScalar **v)
 {
   PetscMemType mtype;
 
   PetscFunctionBegin;
   *nthreads = 1;
   if (!A->assembled || A->structure_only) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, NULL, NULL, &mtype));
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, NULL, &mtype));
   if (!PetscMemTypeHost(mtype)) PetscFunctionReturn(PETSC_SUCCESS);
   *nthreads = MatGPUMatHostThreadCount(A->rmap->n ? (*ai)[A->rmap->n] : 0);
   if (*nthreads > 1) PetscCall(MatSeqAIJGetArray(A, v)); /* its restore marks the values changed: the device copy refreshes them */
@@ -147,7 +136,7 @@ PetscErrorCode MatScale_GPUMat(Mat A, PetscScalar alpha)
   PetscInt    nthreads, m = A->rmap->n;
 
   PetscFunctionBegin;
-  PetscCall(MatGPUMatHostValuesBegin(A, &nthreads, &c.ai, &c.v));
+  PetscCall(MatGPUMatHostValuesBegin(A, &nthreads, &c.ai, &c.aj, &c.v));
   if (nthreads < 2) {
     PetscCall((*g->hostops.scale)(A, alpha));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -188,12 +177,11 @@ PetscErrorCode MatDiagonalScale_GPUMat(Mat A, Vec ll, Vec rr)
     PetscCheck(n == A->cmap->n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Right scaling vector wrong length");
   }
   nthreads = 1;
-  if (ll || rr) PetscCall(MatGPUMatHostValuesBegin(A, &nthreads, &c.ai, &c.v));
+  if (ll || rr) PetscCall(MatGPUMatHostValuesBegin(A, &nthreads, &c.ai, &c.aj, &c.v));
   if (nthreads < 2) {
     PetscCall((*g->hostops.diagonalscale)(A, ll, rr));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, &c.aj, NULL, NULL));
   if (ll) PetscCall(VecGetArrayRead(ll, &c.l));
   if (rr) PetscCall(VecGetArrayRead(rr, &c.r));
   PetscCall(MatGPUMatHostForRows(m, c.ai, nthreads, DiagonalScaleRows, &c));

@@ -219,6 +219,18 @@ PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_t
 PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(void);   /* the automatic count of host threads, uploads' and loops' (src/base/gpumat_upload.c) */
 /* Loops over the host master copy's entries split over host threads (src/base/gpumat_host_values.c) */
 #define MATGPUMAT_HOST_THREADS_MIN ((PetscCount)1 << 20) /* entries below which one thread runs */
+#define MATGPUMAT_HOST_THREADS_MAX 16                    /* -mat_gpumat_host_threads' bound, and of the ranges a loop gets */
+/* The first index in [lo, hi) of the sorted a[] whose value is at least v (hi: none); a plain function, for host threads */
+static inline PetscInt MatGPUMatLowerBound(const PetscInt a[], PetscInt lo, PetscInt hi, PetscCount v)
+{
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if ((PetscCount)a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 PETSC_INTERN PetscInt       MatGPUMatHostThreads; /* -mat_gpumat_host_threads */
 PETSC_INTERN PetscErrorCode MatGPUMatSetHostThreads(PetscInt);
 PETSC_INTERN PetscInt       MatGPUMatHostThreadCount(PetscCount);
