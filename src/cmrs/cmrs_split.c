@@ -5,18 +5,10 @@
 */
 #include <petscgpumat/private/cmrsimpl.h>
 
-/* the row of entry k among rows r0 .. r1 - 1 (ai[r] <= k < ai[r + 1]: empty rows skipped) */
+/* the row of entry k among rows r0 .. r1 - 1, given ai[r0] <= k (ai[r] <= k < ai[r + 1]: empty rows skipped) */
 static PetscInt MatCMRSRowOfEntry(const PetscInt ai[], PetscInt r0, PetscInt r1, PetscCount k)
 {
-  PetscInt lo = r0, hi = r1; /* the last r in [r0, r1) with ai[r] <= k */
-
-  while (hi - lo > 1) {
-    const PetscInt mid = lo + (hi - lo) / 2;
-
-    if ((PetscCount)ai[mid] <= k) lo = mid;
-    else hi = mid;
-  }
-  return lo;
+  return MatGPUMatLowerBound(ai, r0, r1, k + 1) - 1; /* the last r with ai[r] <= k */
 }
 
 /*
