@@ -218,11 +218,15 @@ if has clients; then
   # PETSc's own tutorials with aijcusparse and our types on the GPU, 1 and 2 ranks (tests/clients/clients.py);
   # CLIENTS_ONLY / CLIENTS_RANKS / CLIENTS_TYPES select configurations, rank counts and our types; CLIENTS_REPEAT: runs
   # per type (medians); CLIENTS_VARIANT=name=options: the options of the types written T+name in CLIENTS_TYPES
+  # (several separated by ';', e.g. "h8=-mat_gpumat_host_threads 8;t1=-mat_gpumat_upload_threads 1")
   mat=$work/clients-matrix.bin
+  variants=()
+  IFS=';' read -ra vs <<<"${CLIENTS_VARIANT:-}"
+  for v in "${vs[@]}"; do [[ -n $v ]] && variants+=(--variant "$v"); done
   tests/mpienv.sh build/clients/ex2 -m 1000 -n 1000 -ksp_max_it 1 -ksp_view_mat "binary:$mat" -ksp_view_rhs "binary:$mat::append" >/dev/null 2>&1
   PYTHONUNBUFFERED=1 timeout ${CLIENTS_TIMEOUT:-500} tests/mpienv.sh python3 tests/clients/clients.py --gpu --bin build/clients --lib lib/libpetscgpumat.so \
     --out "$work/clients" --matfile "$mat" --only "${CLIENTS_ONLY:-}" --ranks "${CLIENTS_RANKS:-}" --repeat "${CLIENTS_REPEAT:-1}" --timeout 120 \
-    ${CLIENTS_TYPES:+--types "$CLIENTS_TYPES"} ${CLIENTS_VARIANT:+--variant "$CLIENTS_VARIANT"} \
+    ${CLIENTS_TYPES:+--types "$CLIENTS_TYPES"} "${variants[@]}" \
     --label "$(head -2 "$out/device.txt" | tail -1 | cut -d, -f1), $(date -u +%F), PETSc $(cat "$work/PETSC_VERSION" 2>/dev/null), library $PETSCGPUMAT_LIBRARY_COMMIT" 2>&1 | tee "$out/clients.txt"
   cp "$work/clients/clients.md" "$work/clients/clients.csv" "$out/" 2>/dev/null
   tar -C "$work/clients" -czf "$out/client-logs.tar.gz" client-logs
