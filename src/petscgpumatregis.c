@@ -63,6 +63,7 @@ PetscErrorCode PetscGPUMatInitializePackage(void)
   PetscCall(PetscLogEventRegister("GPUMatHaloSetUp", MAT_CLASSID, &MAT_GPUMatHaloSetUp));
   PetscCall(PetscLogEventRegister("GPUMatTranspose", MAT_CLASSID, &MAT_GPUMatTranspose));
   PetscCall(PetscLogEventRegister("GPUMatStagedUpload", MAT_CLASSID, &MAT_GPUMatStagedUpload));
+  PetscCall(PetscLogEventRegister("GPUMatStagedDownload", MAT_CLASSID, &MAT_GPUMatStagedDownload));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_host_fallback_error", &MatGPUMatHostFallbackIsError, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_check_products", &MatGPUMatCheckProductsOn, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-mat_gpumat_block_kernel", &MatGPUMatBlockKernelOn, NULL));

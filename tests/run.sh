@@ -286,7 +286,7 @@ prog gpu-ksp "$build/tests/gpu/test_gpu_ksp" -types ellrcuda,rgcsrcuda,cmrscuda,
 prog gpu-ksp-dense-lu-warmup-off "$build/tests/gpu/test_gpu_ksp" -types cmrscuda -warmup_only -mat_gpumat_dense_lu_warmup 0 -malloc_dump -checkfunctionlist
 prog gpu-ksp-dense-lu-warmup-no-dense "$build/tests/gpu/test_gpu_ksp" -types ellrcuda -warmup_only -mat_gpumat_dense_lu_max 0 -malloc_dump -checkfunctionlist
 # the same checks in two processes that may use every CPU, one per GPU (each stages its uploads with host threads on its
-# own device: src/base/gpumat_upload.c); not on one shared GPU, whose memory the out-of-memory checks fill
+# own device: src/base/gpumat_staged_copy.c); not on one shared GPU, whose memory the out-of-memory checks fill
 if [[ $gpu_reason == available && $(nvidia-smi -L 2>/dev/null | grep -c '^GPU') -lt 2 ]]; then
   selected gpu-ksp-staged-np2 && { echo "  [gpu-ksp-staged-np2] SKIP: needs two GPUs (one per process: its out-of-memory checks fill a GPU's memory)"; skipped=$((skipped + 1)); }
 else
@@ -311,10 +311,10 @@ if [[ $gpu_reason == available ]]; then
   expect gpu-log-view-choose-event 'GPUMatChoose +1 ' "$build/examples/solve" -types autocuda -mat_auto_timed -n 16 -log_view
   expect gpu-log-view-halo-event 'GPUMatHaloSetUp +1 ' mpiexec -n 2 "$build/examples/solve" -types cmrscuda -n 16 -log_view
   expect gpu-mat-view-info 'device copy up to date' "$build/examples/solve" -types ellrcuda -n 16 -ksp_view_mat ::ascii_info
-  # how large uploads go, and why (src/base/gpumat_upload.c): a process that may use several CPUs stages them with host
+  # how large uploads go, and why (src/base/gpumat_staged_copy.c): a process that may use several CPUs stages them with host
   # threads; a rank bound to one core (Open MPI's default for 1-2 ranks) keeps CUDA's copy
-  expect gpu-mat-view-upload-staged 'uploads of 16 MB or more: staged through pinned buffers by [0-9]+ host threads' "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
-  expect gpu-mat-view-upload-bound "uploads: CUDA's pageable copy \\(automatic: 1 CPU" mpiexec -n 1 --bind-to core "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
+  expect gpu-mat-view-upload-staged 'uploads and downloads of 16 MB or more: staged through pinned buffers by [0-9]+ host threads' "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
+  expect gpu-mat-view-upload-bound "uploads and downloads: CUDA's pageable copy \\(automatic: 1 CPU" mpiexec -n 1 --bind-to core "$build/examples/solve" -types cmrscuda -n 16 -ksp_view_mat ::ascii_info
   # GAMG on 2 ranks (SNES ex19): no NaN in 9 runs (issue #13: a receiver's IPC buffer was poisoned after its sender
   # wrote, 4 NaN in 12 runs before the fix); every product checked against the host once (-mat_gpumat_check_products)
   gamg="-da_refine 5 -pc_type gamg -snes_max_it 1 -ksp_max_it 10 -ksp_converged_reason -dm_vec_type cuda -dll_append $lib"

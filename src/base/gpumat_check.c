@@ -17,7 +17,7 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
   {
     PetscInt nthreads = MatGPUMatUploadThreads; /* the process's setting changes only to a valid value */
 
-    PetscCall(PetscOptionsInt("-mat_gpumat_upload_threads", "Host threads that copy an upload of 16 MB or more (a build's CSR, a refresh's values) through pinned buffers (0: automatic, up to 4 by the CPUs the process may run on and the node's ranks; 1: CUDA's own pageable copy)", "", nthreads, &nthreads, NULL));
+    PetscCall(PetscOptionsInt("-mat_gpumat_upload_threads", "Host threads that copy an upload or a download of 16 MB or more (a build's CSR, a refresh's values, a sparse product's values) through pinned buffers (0: automatic, up to 4 by the CPUs the process may run on and the node's ranks; 1: CUDA's own pageable copy)", "", nthreads, &nthreads, NULL));
     PetscCall(MatGPUMatSetUploadThreads(nthreads));
   }
   {

@@ -10,7 +10,7 @@
   the same order, so the results are SeqAIJ's bit for bit (the axpy of equal patterns: as far as the compiler and the
   BLAS contract the same products into fused multiply-adds). Matrices of fewer than MATGPUMAT_HOST_THREADS_MIN
   entries, builds without pthreads and -mat_gpumat_host_threads 1 take SeqAIJ's own single-threaded code. The count
-  is the uploads' (gpumat_upload.c): up to 4 by the CPUs the process may run on, shared among the node's ranks.
+  is the uploads' (gpumat_staged_copy.c): up to 4 by the CPUs the process may run on, shared among the node's ranks.
 */
 #include <petscgpumat/private/gpumatimpl.h>
 #if defined(PETSC_HAVE_PTHREAD)

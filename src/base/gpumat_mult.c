@@ -66,17 +66,6 @@ PetscErrorCode MatGPUMatGetStream(void **stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Device to host on `stream`, which the host then waits for (it reads dst): that stream only, not the device */
-PetscErrorCode MatGPUMatCopyToHost(void *dst, const void *src, size_t bytes, void *stream)
-{
-  PetscFunctionBegin;
-  if (!bytes) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, (cudaStream_t)stream));
-  PetscCallCUDA(cudaStreamSynchronize((cudaStream_t)stream));
-  PetscCall(PetscLogGpuToCpu((PetscLogDouble)bytes));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* Device to device on `stream` (a cudaStream_t); nothing where dst is NULL (not wanted) */
 PetscErrorCode MatGPUMatCopyOnStream(void *dst, const void *src, size_t bytes, void *stream)
 {

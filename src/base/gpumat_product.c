@@ -141,6 +141,32 @@ static PetscErrorCode MatGPUMatProductCopyValues(Mat from, Mat to)
 }
 
 /*
+  The values of P, a MATSEQAIJCUSPARSE product computed on the device, to its host array (the host master copy of the
+  result of our type over it), where the host's are stale: through MatGPUMatCopyToHost(), whose large copies go through
+  pinned buffers by host threads, where aijcusparse's own copy (MatSeqAIJGetArrayRead()) is CUDA's pageable one. Both
+  copies then hold P's values, as that copy would leave them.
+*/
+static PetscErrorCode MatGPUMatProductValuesToHost(Mat P)
+{
+  const PetscScalar *d;
+  PetscScalar       *h;
+  PetscLogDouble     nz = 0;
+  void              *stream;
+
+  PetscFunctionBegin;
+  if (P->offloadmask != PETSC_OFFLOAD_GPU) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatGPUMatProductNonzeros(P, &nz));
+  PetscCall(MatGPUMatGetStream(&stream));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(P, &d));
+  PetscCall(MatSeqAIJGetArrayWrite(P, &h)); /* aijcusparse's write access: the host array, nothing copied */
+  PetscCall(MatGPUMatCopyToHost(h, d, (size_t)nz * sizeof(PetscScalar), stream));
+  PetscCall(MatSeqAIJRestoreArrayWrite(P, &h));
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(P, &d));
+  P->offloadmask = PETSC_OFFLOAD_BOTH; /* what the restore above took for host values newer than the device's */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   Sparse result of our type: the shadows' product on the device, whose values come to the host into C's (the same
   array: C's device copy is refreshed from the product's, with no upload)
 */
@@ -174,7 +200,8 @@ static PetscErrorCode MatProductNumeric_GPUMat_Sparse(Mat C)
   PetscCall(MatProductNumeric(P));
   if (P != p->product) PetscCall(MatGPUMatProductCopyValues(P, p->product));
   PetscCall(MatSeqAIJGetCSRAndMemType(C, &ci, NULL, NULL, NULL));
-  PetscCall(MatSeqAIJGetArrayRead(p->product, &v)); /* from the device */
+  PetscCall(MatGPUMatProductValuesToHost(p->product));
+  PetscCall(MatSeqAIJGetArrayRead(p->product, &v));
   PetscCall(MatSeqAIJGetArrayWrite(C, &w));
   if (w != v) PetscCall(PetscArraycpy(w, v, C->rmap->n ? ci[C->rmap->n] : 0)); /* C's values array was replaced */
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &w));
@@ -431,6 +458,7 @@ static PetscErrorCode MatProductSymbolic_GPUMat_Private(Mat C, PetscBool same_ty
        and a factorization read them). C's header is made a SeqAIJ header; its product goes on. */
     PetscCall(MatGetRowIJ(P, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
     PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No CSR structure of the device product");
+    PetscCall(MatGPUMatProductValuesToHost(P)); /* computed already where the user's MatMatMult() etc. asked for it */
     PetscCall(MatSeqAIJGetArrayRead(P, &va));
     PetscCall(MatGPUMatCreateOverArrays(P->rmap->n, P->cmap->n, (PetscInt *)ia, (PetscInt *)ja, (PetscScalar *)va, &T));
     PetscCall(MatSeqAIJRestoreArrayRead(P, &va));

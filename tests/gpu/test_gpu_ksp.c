@@ -317,7 +317,7 @@ static PetscErrorCode CheckOneUpload(const char *type)
 
 /*
   Uploads of 16 MB or more go through pinned buffers that several host threads fill (-mat_gpumat_upload_threads,
-  src/base/gpumat_upload.c). With 2, 3 and 5 threads (chunks ending anywhere in the arrays) the build and a value
+  src/base/gpumat_staged_copy.c). With 2, 3 and 5 threads (chunks ending anywhere in the arrays) the build and a value
   refresh of a matrix with 39 MB of values and 20 MB of column indices give, bit for bit, the products of CUDA's own
   pageable copy (1 thread), whose product is checked against SeqAIJ's; the staged path is taken (GPUMatStagedUpload)
   with more than one thread and not with one.
@@ -1440,6 +1440,91 @@ static PetscErrorCode CheckDenseLUWarmup(const char *type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  A sparse product's values come to the host master copy of its result through the same staging buffers where they
+  are 16 MB or more (src/base/gpumat_staged_copy.c, gpumat_product.c). C = A D with D diagonal (plain SeqAIJ) has A's
+  39 MB of values: with 2, 3 and 5 threads its host values after a numeric phase (poisoned before it) are those of
+  CUDA's own copy (1 thread) bit for bit, which are SeqAIJ's product's; the staged path is taken (GPUMatStagedDownload)
+  with more than one thread and not with one; C's product on the device afterwards is SeqAIJ's too (the device copy
+  stays current beside the host's).
+*/
+static PetscErrorCode CheckStagedDownload(const char *type, Mat A, Vec xh)
+{
+  const char        *threads[] = {"1", "2", "3", "5"};
+  PetscScalar       *first     = NULL;
+  Mat                D, Ch;
+  Vec                d, yh;
+  PetscInt           m, nz = 0;
+  PetscReal          nrm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatCreateVecs(A, &d, &yh));
+  PetscCall(VecSetRandom(d, NULL));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, m, m, 1, NULL, &D));
+  PetscCall(MatDiagonalSet(D, d, INSERT_VALUES));
+  PetscCall(MatMatMult(A, D, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &Ch)); /* SeqAIJ's, on the host */
+  PetscCall(MatMult(Ch, xh, yh));
+  PetscCall(VecNorm(yh, NORM_INFINITY, &nrm));
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(threads); k++) {
+    Mat                B, C;
+    Vec                x, y;
+    const PetscScalar *ca, *cha;
+    PetscScalar       *w;
+    PetscInt           n0, n1;
+    PetscReal          err = 0, yerr;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_upload_threads", threads[k]));
+    PetscCall(MatConvert(A, type, MAT_INITIAL_MATRIX, &B));
+    PetscCall(MatSetFromOptions(B)); /* reads -mat_gpumat_upload_threads */
+    PetscCall(MatMatMult(B, D, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+    PetscCall(MatSeqAIJGetArrayWrite(C, &w));
+    {
+      MatInfo info;
+
+      PetscCall(MatGetInfo(C, MAT_LOCAL, &info));
+      nz = (PetscInt)info.nz_used;
+    }
+    for (PetscInt i = 0; i < nz; i++) w[i] = NAN; /* poisoned */
+    PetscCall(MatSeqAIJRestoreArrayWrite(C, &w));
+    PetscCall(TestEventCount("GPUMatStagedDownload", &n0));
+    PetscCall(MatMatMult(B, D, MAT_REUSE_MATRIX, PETSC_DETERMINE, &C)); /* the numeric phase again */
+    PetscCall(TestEventCount("GPUMatStagedDownload", &n1));
+    if (!k) TEST_CHECK(n1 == n0, "%s: 1 thread downloads a product's values with CUDA's own copy (%" PetscInt_FMT " staged downloads)", type, n1 - n0);
+    else TEST_CHECK(n1 - n0 == 1, "%s: %s threads stage the download of a product's 39 MB of values (%" PetscInt_FMT " staged downloads)", type, threads[k], n1 - n0);
+    PetscCall(MatSeqAIJGetArrayRead(C, &ca));
+    if (!k) {
+      PetscCall(MatSeqAIJGetArrayRead(Ch, &cha));
+      for (PetscInt i = 0; i < nz; i++) err = PetscMax(err, PetscIsNanScalar(ca[i]) ? PETSC_INFINITY : PetscAbsScalar(ca[i] - cha[i]));
+      PetscCall(MatSeqAIJRestoreArrayRead(Ch, &cha));
+      TEST_CHECK(err <= 1e-14, "%s: a product's values downloaded with CUDA's copy are SeqAIJ's (|difference| %.2e)", type, (double)err);
+      PetscCall(PetscMalloc1(nz, &first));
+      PetscCall(PetscArraycpy(first, ca, nz));
+    } else {
+      TEST_CHECK(!memcmp(first, ca, (size_t)nz * sizeof(PetscScalar)), "%s: a product's values downloaded by %s threads are CUDA's copy's bit for bit", type, threads[k]);
+    }
+    PetscCall(MatSeqAIJRestoreArrayRead(C, &ca));
+    PetscCall(MatCreateVecs(C, &x, &y));
+    PetscCall(VecCopy(xh, x));
+    PetscCall(VecSet(y, NAN));
+    PetscCall(MatMult(C, x, y));
+    PetscCall(VecAXPY(y, -1.0, yh)); /* a NaN left in y shows here */
+    PetscCall(VecNorm(y, NORM_INFINITY, &yerr));
+    TEST_CHECK(yerr <= 1e-12 * nrm, "%s: after a download by %s thread(s), the product matrix's own product on the device is SeqAIJ's (|difference| %.2e of %.2e)", type, threads[k], (double)yerr, (double)nrm);
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&B));
+  }
+  PetscCall(PetscOptionsSetValue(NULL, "-mat_gpumat_upload_threads", "0"));
+  PetscCall(PetscFree(first));
+  PetscCall(MatDestroy(&Ch));
+  PetscCall(MatDestroy(&D));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&yh));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   char     *types[8], reason[256];
@@ -1483,6 +1568,7 @@ int main(int argc, char **argv)
     PetscCall(CheckFactorOtherMatrix(types[t]));
     PetscCall(CheckOneUpload(types[t]));
     PetscCall(CheckStagedUpload(types[t], big, bigx));
+    PetscCall(CheckStagedDownload(types[t], big, bigx));
     PetscCall(CheckProductResult(types[t]));
     PetscCall(CheckDeviceFactor(types[t], PETSC_FALSE));
     if (!strcmp(types[t], MATRGCSRCUDA)) PetscCall(CheckDeviceFactor(types[t], PETSC_TRUE));

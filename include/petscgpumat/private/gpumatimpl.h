@@ -211,12 +211,12 @@ typedef struct {
   PetscInt         levels[2], levels_cap;
 } Mat_GPUMat;
 
-PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose, MAT_GPUMatStagedUpload;
+PETSC_INTERN PetscLogEvent MAT_GPUMatBuild, MAT_GPUMatCopyValues, MAT_GPUMatHostFallback, MAT_GPUMatHaloSetUp, MAT_GPUMatTranspose, MAT_GPUMatStagedUpload, MAT_GPUMatStagedDownload;
 PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fallback_error */
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
-PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_threads (src/base/gpumat_upload.c) */
-PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(void);   /* the automatic count of host threads, uploads' and loops' (src/base/gpumat_upload.c) */
+PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_threads (src/base/gpumat_staged_copy.c) */
+PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(void);   /* the automatic count of host threads, staged copies' and loops' (src/base/gpumat_staged_copy.c) */
 /* Loops over the host master copy's entries split over host threads (src/base/gpumat_host_values.c) */
 #define MATGPUMAT_HOST_THREADS_MIN ((PetscCount)1 << 20) /* entries below which one thread runs */
 #define MATGPUMAT_HOST_THREADS_MAX 16                    /* -mat_gpumat_host_threads' bound, and of the ranges a loop gets */
@@ -379,10 +379,10 @@ PETSC_INTERN PetscErrorCode MatGPUMatDeviceMalloc(Mat, size_t, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatStreamMalloc(Mat, size_t, void *, void **);
 PETSC_INTERN PetscErrorCode MatGPUMatDeviceFree(void **);
 PETSC_INTERN PetscErrorCode MatGPUMatGetStream(void **);
-PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *); /* src/base/gpumat_upload.c */
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToDevice(void *, const void *, size_t, void *); /* src/base/gpumat_staged_copy.c */
 PETSC_INTERN PetscErrorCode MatGPUMatUploadView(PetscViewer);
 PETSC_INTERN PetscErrorCode MatGPUMatSetUploadThreads(PetscInt);
-PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *);
+PETSC_INTERN PetscErrorCode MatGPUMatCopyToHost(void *, const void *, size_t, void *); /* src/base/gpumat_staged_copy.c */
 PETSC_INTERN PetscErrorCode MatGPUMatCopyOnStream(void *, const void *, size_t, void *);
 PETSC_INTERN PetscErrorCode MatGPUMatVecIsOnDevice(Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode MatGPUMatFreeDevice_Private(Mat);
