@@ -23,7 +23,7 @@ PetscErrorCode MatGPUMatProgramOptions(PetscGPUMatOptionItems PetscOptionsObject
   {
     PetscInt nthreads = MatGPUMatHostThreads;
 
-    PetscCall(PetscOptionsInt("-mat_gpumat_host_threads", "Host threads for MatScale, MatDiagonalScale and MatAXPY on the host master copy of a matrix of 2^20 entries or more (0: automatic, as for uploads; 1: SeqAIJ's own code)", "", nthreads, &nthreads, NULL));
+    PetscCall(PetscOptionsInt("-mat_gpumat_host_threads", "Host threads for MatScale, MatDiagonalScale and MatAXPY on the host master copy of a matrix of 2^20 entries or more (0: automatic, up to 8 by the CPUs the process may run on; 1: SeqAIJ's own code)", "", nthreads, &nthreads, NULL));
     PetscCall(MatGPUMatSetHostThreads(nthreads));
   }
   PetscCall(PetscOptionsBool("-mat_gpumat_check_products", "Repeat every device product on the host and stop at the first that differs (debugging; slow)", "", MatGPUMatCheckProductsOn, &MatGPUMatCheckProductsOn, NULL));

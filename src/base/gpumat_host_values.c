@@ -5,12 +5,14 @@
   A SeqAIJ subclass keeps its values on the host, so what aijcusparse does on the device in microseconds runs here over
   every entry, on one core: GAMG scales and adds its graph and its smoothed prolongators on every level (KSP ex45,
   GAMG on the 3-D Laplacian at 129^3, one H200: MatScale 127-147 ms and MatAXPY 113-130 ms of a 3-4.5 s set-up,
-  against 0.3 and 4 ms with aijcusparse; 43-52 and 39-43 ms on 4 threads; docs/clients.md). Each thread takes a
+  against 0.3 and 4 ms with aijcusparse; 43-57 and 37-47 ms on 4 threads, 34-53 and 25-33 on 8, as many on 12;
+  docs/clients.md). Each thread takes a
   range of rows holding about the same number of entries and does to each entry exactly what SeqAIJ's loop does, in
   the same order, so the results are SeqAIJ's bit for bit (the axpy of equal patterns: as far as the compiler and the
   BLAS contract the same products into fused multiply-adds). Matrices of fewer than MATGPUMAT_HOST_THREADS_MIN
-  entries, builds without pthreads and -mat_gpumat_host_threads 1 take SeqAIJ's own single-threaded code. The count
-  is the uploads' (gpumat_staged_copy.c): up to 4 by the CPUs the process may run on, shared among the node's ranks.
+  entries, builds without pthreads and -mat_gpumat_host_threads 1 take SeqAIJ's own single-threaded code. The automatic
+  count (gpumat_staged_copy.c) is up to MATGPUMAT_HOST_THREADS_AUTO by the CPUs the process may run on, shared among
+  the node's ranks (the staged copies stop at 4: their pinned buffers).
 */
 #include <petscgpumat/private/gpumatimpl.h>
 #if defined(PETSC_HAVE_PTHREAD)
@@ -31,7 +33,7 @@ PetscErrorCode MatGPUMatSetHostThreads(PetscInt nthreads)
 /* Threads for a loop over `entries` entries (1: the caller alone) */
 PetscInt MatGPUMatHostThreadCount(PetscCount entries)
 {
-  PetscInt n = MatGPUMatHostThreads > 0 ? MatGPUMatHostThreads : MatGPUMatThreadsAuto();
+  PetscInt n = MatGPUMatHostThreads > 0 ? MatGPUMatHostThreads : MatGPUMatThreadsAuto(MATGPUMAT_HOST_THREADS_AUTO);
 
 #if !defined(PETSC_HAVE_PTHREAD)
   n = 1;
@@ -45,7 +47,8 @@ PetscErrorCode MatGPUMatHostThreadsView(PetscViewer viewer)
   PetscInt n = MatGPUMatHostThreadCount(MATGPUMAT_HOST_THREADS_MIN);
 
   PetscFunctionBegin;
-  if (n > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy of 2^20 entries or more: %" PetscInt_FMT " host threads (%s; -mat_gpumat_host_threads)\n", n, MatGPUMatHostThreads > 0 ? "set" : "automatic, as uploads"));
+  if (n > 1 && MatGPUMatHostThreads > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy of 2^20 entries or more: %" PetscInt_FMT " host threads (set; -mat_gpumat_host_threads)\n", n));
+  else if (n > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy of 2^20 entries or more: %" PetscInt_FMT " host threads (automatic: the CPUs this process may run on, at most %d; -mat_gpumat_host_threads)\n", n, MATGPUMAT_HOST_THREADS_AUTO));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "MatScale, MatDiagonalScale, MatAXPY on the host master copy: SeqAIJ's single-threaded loops (%s; -mat_gpumat_host_threads)\n", MatGPUMatHostThreads == 1 ? "set" : PetscDefined(HAVE_PTHREAD) ? "automatic: one CPU for this process" : "this PETSc has no pthreads"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

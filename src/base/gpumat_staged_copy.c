@@ -166,21 +166,21 @@ static PetscErrorCode MatGPUMatStageBuffers_Private(int nthreads, int device, in
 #endif
 
 /*
-  The automatic thread count, of staged copies and of the loops over the host master copy (gpumat_host_values.c): the CPUs
-  this process may run on (its affinity mask: an MPI rank bound to one core gets 1, that is CUDA's own copy and
-  SeqAIJ's own loops), shared among the node's ranks where the MPI launcher says how many there are, at most
-  STAGE_AUTO_MAX. Decided without communication: a sequential matrix uploads on one rank only.
+  The automatic thread count, of staged copies (at most STAGE_AUTO_MAX) and of the loops over the host master copy
+  (gpumat_host_values.c, its own cap): the CPUs this process may run on (its affinity mask: an MPI rank bound to one
+  core gets 1, that is CUDA's own copy and SeqAIJ's own loops), shared among the node's ranks where the MPI launcher
+  says how many there are, at most `cap`. Decided without communication: a sequential matrix uploads on one rank only.
 */
 static long upload_auto_cpus = 0, upload_auto_ranks = 1; /* what the automatic count was decided from */
 
-PetscInt MatGPUMatThreadsAuto(void)
+PetscInt MatGPUMatThreadsAuto(PetscInt cap)
 {
-  static int  nthreads = 0;
-  long        ncpu     = 1;
-  const char *names[]  = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE"};
-  long        local    = 1;
+  static PetscInt share = 0; /* the CPUs per rank */
+  long            ncpu  = 1;
+  const char     *names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "MV2_COMM_WORLD_LOCAL_SIZE"};
+  long            local   = 1;
 
-  if (nthreads) return nthreads;
+  if (share) return PetscMax(1, PetscMin(cap, share));
 #if defined(__linux__) && defined(CPU_COUNT)
   {
     cpu_set_t set;
@@ -201,8 +201,8 @@ PetscInt MatGPUMatThreadsAuto(void)
   }
   upload_auto_cpus  = ncpu;
   upload_auto_ranks = local;
-  nthreads          = (int)PetscMax(1, PetscMin(STAGE_AUTO_MAX, ncpu / local));
-  return nthreads;
+  share             = (PetscInt)PetscMax(1, ncpu / local);
+  return PetscMax(1, PetscMin(cap, share));
 }
 
 /* -mat_gpumat_upload_threads: checked before it is kept, so a bad value leaves the process's setting as it was */
@@ -218,7 +218,7 @@ PetscErrorCode MatGPUMatSetUploadThreads(PetscInt nthreads)
 static PetscErrorCode MatGPUMatStageThreadCount(size_t bytes, PetscInt *nthreads)
 {
   PetscFunctionBegin;
-  *nthreads = MatGPUMatUploadThreads > 0 ? PetscMin(MatGPUMatUploadThreads, STAGE_MAX_THREADS) : MatGPUMatThreadsAuto();
+  *nthreads = MatGPUMatUploadThreads > 0 ? PetscMin(MatGPUMatUploadThreads, STAGE_MAX_THREADS) : MatGPUMatThreadsAuto(STAGE_AUTO_MAX);
 #if !defined(PETSC_HAVE_PTHREAD)
   *nthreads = 1;
 #endif

@@ -216,10 +216,11 @@ PETSC_INTERN PetscBool     MatGPUMatHostFallbackIsError; /* -mat_gpumat_host_fal
 PETSC_INTERN PetscBool     MatGPUMatCheckProductsOn;     /* -mat_gpumat_check_products (src/base/gpumat_check.c) */
 PETSC_INTERN PetscBool     MatGPUMatBlockKernelOn;       /* -mat_gpumat_block_kernel (src/base/gpumat_product.c) */
 PETSC_INTERN PetscInt      MatGPUMatUploadThreads;       /* -mat_gpumat_upload_threads (src/base/gpumat_staged_copy.c) */
-PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(void);   /* the automatic count of host threads, staged copies' and loops' (src/base/gpumat_staged_copy.c) */
+PETSC_INTERN PetscInt      MatGPUMatThreadsAuto(PetscInt); /* the automatic count of host threads, at most the argument (src/base/gpumat_staged_copy.c) */
 /* Loops over the host master copy's entries split over host threads (src/base/gpumat_host_values.c) */
 #define MATGPUMAT_HOST_THREADS_MIN ((PetscCount)1 << 20) /* entries below which one thread runs */
 #define MATGPUMAT_HOST_THREADS_MAX 16                    /* -mat_gpumat_host_threads' bound, and of the ranges a loop gets */
+#define MATGPUMAT_HOST_THREADS_AUTO 8                    /* the automatic count's cap: 12 threads gained nothing more (docs/clients.md) */
 /* The first index in [lo, hi) of the sorted a[] whose value is at least v (hi: none); a plain function, for host threads */
 static inline PetscInt MatGPUMatLowerBound(const PetscInt a[], PetscInt lo, PetscInt hi, PetscCount v)
 {
