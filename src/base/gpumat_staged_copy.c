@@ -171,7 +171,7 @@ static PetscErrorCode MatGPUMatStageBuffers_Private(int nthreads, int device, in
   core gets 1, that is CUDA's own copy and SeqAIJ's own loops), shared among the node's ranks where the MPI launcher
   says how many there are, at most `cap`. Decided without communication: a sequential matrix uploads on one rank only.
 */
-static long upload_auto_cpus = 0, upload_auto_ranks = 1; /* what the automatic count was decided from */
+static long auto_cpus = 0, auto_ranks = 1; /* what the automatic count was decided from */
 
 PetscInt MatGPUMatThreadsAuto(PetscInt cap)
 {
@@ -199,8 +199,8 @@ PetscInt MatGPUMatThreadsAuto(PetscInt cap)
       break;
     }
   }
-  upload_auto_cpus  = ncpu;
-  upload_auto_ranks = local;
+  auto_cpus  = ncpu;
+  auto_ranks = local;
   share             = (PetscInt)PetscMax(1, ncpu / local);
   return PetscMax(1, PetscMin(cap, share));
 }
@@ -340,8 +340,8 @@ PetscErrorCode MatGPUMatUploadView(PetscViewer viewer)
   PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads: CUDA's pageable copy (this PETSc has no pthreads for staged copies)\n"));
 #else
   if (MatGPUMatUploadThreads > 0) PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads of %zu MB or more: %s (-mat_gpumat_upload_threads %" PetscInt_FMT ")\n", STAGE_MIN_BYTES >> 20, nthreads > 1 ? "staged through pinned buffers by host threads" : "CUDA's pageable copy", MatGPUMatUploadThreads));
-  else if (nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads of %zu MB or more: staged through pinned buffers by %" PetscInt_FMT " host threads (automatic: %ld CPU(s) this process may run on, %ld MPI rank(s) on the node; -mat_gpumat_upload_threads)\n", STAGE_MIN_BYTES >> 20, nthreads, upload_auto_cpus, upload_auto_ranks));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads: CUDA's pageable copy (automatic: %ld CPU(s) this process may run on for %ld MPI rank(s) on the node; ranks given several cores each, e.g. mpiexec --bind-to none, stage large copies with host threads)\n", upload_auto_cpus, upload_auto_ranks));
+  else if (nthreads > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads of %zu MB or more: staged through pinned buffers by %" PetscInt_FMT " host threads (automatic: %ld CPU(s) this process may run on, %ld MPI rank(s) on the node; -mat_gpumat_upload_threads)\n", STAGE_MIN_BYTES >> 20, nthreads, auto_cpus, auto_ranks));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "uploads and downloads: CUDA's pageable copy (automatic: %ld CPU(s) this process may run on for %ld MPI rank(s) on the node; ranks given several cores each, e.g. mpiexec --bind-to none, stage large copies with host threads)\n", auto_cpus, auto_ranks));
   if (stage_nbuffers && stage_nbuffers < nthreads) PetscCall(PetscViewerASCIIPrintf(viewer, "  pinned staging buffers for only %d thread(s): pinned host memory ran short\n", stage_nbuffers));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
