@@ -201,7 +201,7 @@ PetscInt MatGPUMatThreadsAuto(PetscInt cap)
   }
   auto_cpus  = ncpu;
   auto_ranks = local;
-  share             = (PetscInt)PetscMax(1, ncpu / local);
+  share      = (PetscInt)PetscMax(1, ncpu / local);
   return PetscMax(1, PetscMin(cap, share));
 }
 
