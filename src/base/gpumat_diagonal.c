@@ -9,6 +9,8 @@
     once per nonzero pattern (on host threads for large matrices) and kept on the device, and one gather kernel per
     call. On KSP ex45's GAMG at 129^3 (one H200) the host path below took ~12 ms a call at 2.1 M rows, three calls
     and more per set-up and solve, against aijcusparse's device kernel.
+  - Where the layout keeps the values in an order of its own but can find its diagonal (its diagonal op: ELLPACK-R and
+    RgCSR, whose rows keep their column indices), the format reads it from the layout in one kernel: no positions.
   - Otherwise from the host master copy, which our types keep current, into a host buffer that is uploaded into the
     vector's device array: m values, the bytes aijcusparse's kernel writes, and the vector stays on the device.
   Host vectors (every vector where no device is usable) and a matrix bound to the CPU: SeqAIJ's op.
@@ -58,32 +60,41 @@ static PetscErrorCode MatGPUMatDiagonalPositions(Mat A, void *stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The diagonal gathered from the layout's values in CSR order, where it has them; *done false: it has not */
+/* MatView()'s words for where a MatGetDiagonal() into a device vector read the diagonal */
+static const char DiagonalFromPositions[] = "gathered on the device from the layout's values in CSR order";
+static const char DiagonalFromLayout[]    = "read on the device from the layout's rows";
+static const char DiagonalFromHost[]      = "from the host master copy, uploaded";
+
+/* The diagonal read on the device from the built layout, where it can give it; *done false: it cannot */
 static PetscErrorCode MatGPUMatGetDiagonalFromLayout(Mat A, Vec v, PetscBool *done)
 {
   Mat_GPUMat  *g = (Mat_GPUMat *)A->spptr;
   PetscScalar *d_val = NULL, *d_v;
   PetscCount   nval  = 0;
+  PetscBool    own   = PETSC_FALSE;
   void        *stream;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   /* only a layout built for this pattern: a matrix that is not multiplied (GAMG's graph) is not built for its diagonal
      (15 ms for the graph at 129^3) */
-  if (!g->format->valuearray || g->compress_rows || !A->rmap->n || !g->built || g->rebuild || g->nonzerostate != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
+  if ((!g->format->valuearray && !g->format->diagonal) || g->compress_rows || !A->rmap->n || !g->built || g->rebuild || g->nonzerostate != A->nonzerostate) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatSyncDevice(A)); /* the values current on the device: at most a refresh, which the next product needs too */
   if (!g->built) PetscFunctionReturn(PETSC_SUCCESS);
   if (g->cai) PetscFunctionReturn(PETSC_SUCCESS); /* its device rows are the nonempty ones */
-  PetscCall(g->format->valuearray(A, &d_val, &nval));
-  if (!d_val || nval != g->nnz) PetscFunctionReturn(PETSC_SUCCESS);
+  if (g->format->diagonal) PetscCall(g->format->diagonal(A, NULL, NULL, &own));
+  if (!own && g->format->valuearray) PetscCall(g->format->valuearray(A, &d_val, &nval));
+  if (!own && (!d_val || nval != g->nnz)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatGPUMatGetStream(&stream));
-  PetscCall(MatGPUMatDiagonalPositions(A, stream));
+  if (!own) PetscCall(MatGPUMatDiagonalPositions(A, stream));
   PetscCall(VecCUDAGetArrayWrite(v, &d_v));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(MatGPUMatLaunchGatherOrZero(stream, A->rmap->n, g->d_diagpos, d_val, d_v));
+  if (own) PetscCall(g->format->diagonal(A, stream, d_v, &own));
+  else PetscCall(MatGPUMatLaunchGatherOrZero(stream, A->rmap->n, g->d_diagpos, d_val, d_v));
   PetscCall(PetscLogGpuTimeEnd());
   PetscCall(VecCUDARestoreArrayWrite(v, &d_v));
-  *done = PETSC_TRUE;
+  g->diagonal_from = own ? DiagonalFromLayout : DiagonalFromPositions;
+  *done            = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -93,8 +104,10 @@ PetscErrorCode MatGPUMatDiagonalView(Mat A, PetscViewer viewer)
   Mat_GPUMat *g = (Mat_GPUMat *)A->spptr;
 
   PetscFunctionBegin;
-  if (g->format->valuearray && !g->compress_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: gathered on the device from the layout once it is built (where it holds the values in CSR order)%s\n", g->d_diagpos ? ", positions kept" : ""));
-  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: from the host master copy, uploaded (%s)\n", g->compress_rows ? "compressed rows" : "the layout does not hold the values in CSR order"));
+  if (g->compress_rows) PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: from the host master copy, uploaded (compressed rows)\n"));
+  else if (g->format->valuearray || g->format->diagonal) PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: read on the device from the layout once it is built (from its rows, or from its values in CSR order at positions kept per pattern), else from the host master copy\n"));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "MatGetDiagonal into device vectors: from the host master copy, uploaded (the layout cannot give it)\n"));
+  if (g->diagonal_from) PetscCall(PetscViewerASCIIPrintf(viewer, "the last MatGetDiagonal into a device vector: %s%s\n", g->diagonal_from, g->diagonal_from == DiagonalFromPositions && g->d_diagpos ? " (positions kept)" : ""));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -127,5 +140,6 @@ PetscErrorCode MatGetDiagonal_GPUMat(Mat A, Vec v)
   PetscCall(VecCUDARestoreArrayWrite(v, &d_v));
   PetscCall(VecDestroy(&h));
   PetscCall(PetscFree(buf));
+  g->diagonal_from = DiagonalFromHost;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

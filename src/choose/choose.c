@@ -434,6 +434,18 @@ static PetscErrorCode MatGPUFormatValueArray_Auto(Mat A, PetscScalar **val, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The built candidate's diagonal read from its layout's rows, where it can */
+static PetscErrorCode MatGPUFormatDiagonal_Auto(Mat A, void *stream, PetscScalar *d, PetscBool *can)
+{
+  const MatGPUFormat *f = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAutoActive_Private(A, &f));
+  *can = PETSC_FALSE;
+  if (f->diagonal) PetscCall(f->diagonal(A, stream, d, can));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The built candidate's product with x'z in its pass, where it has one (MatGPUMatMultDot(): asked after the build) */
 static PetscErrorCode MatGPUFormatMultDot_Auto(Mat A, const MatGPUMultArgs *args, const MatGPUMatDotSums *sums, PetscInt *npartial)
 {
@@ -499,6 +511,7 @@ static const MatGPUFormat MatGPUFormat_Auto = {
   .copycsr        = MatGPUFormatCopyCSR_Auto,
   .multdot        = MatGPUFormatMultDot_Auto,
   .valuearray     = MatGPUFormatValueArray_Auto,
+  .diagonal       = MatGPUFormatDiagonal_Auto,
 };
 
 /*MC

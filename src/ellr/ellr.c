@@ -287,6 +287,18 @@ static PetscErrorCode MatGPUFormatCopyCSR_ELLR(Mat A, void *stream, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The diagonal read from the built layout's rows (d NULL: only ask) */
+static PetscErrorCode MatGPUFormatDiagonal_ELLR(Mat A, void *stream, PetscScalar *d, PetscBool *can)
+{
+  Mat_SeqELLRCUDA *e;
+
+  PetscFunctionBegin;
+  PetscCall(MatELLRGetData_Private(A, &e));
+  *can = (PetscBool)(e->m == A->rmap->n && e->d_rl);
+  if (*can && d) PetscCall(MatELLRCUDALaunchDiagonal(stream, e->T, e->m, e->d_rl, e->d_col, e->d_val, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultBlock_ELLR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
@@ -354,6 +366,7 @@ static const MatGPUFormat MatGPUFormat_ELLR = {
   .multblock      = MatGPUFormatMultBlock_ELLR,
   .copycsr        = MatGPUFormatCopyCSR_ELLR,
   .multdot        = MatGPUFormatMultDot_ELLR,
+  .diagonal       = MatGPUFormatDiagonal_ELLR,
 };
 
 /*MC

@@ -38,6 +38,13 @@ PetscErrorCode MatELLRCUDALaunchGather(void *s, PetscInt T, PetscInt m, const Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatELLRCUDALaunchDiagonal(void *s, PetscInt T, PetscInt m, const int *rl, const int *col, const PetscScalar *val, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(MatRowGroupLaunchDiagonal((cudaStream_t)s, m, m, T, NULL, NULL, rl, col, val, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatELLRCUDALaunchMultBlock(void *s, PetscInt m, PetscInt nv, const int *rl, const int *col, const PetscScalar *val, const PetscScalar *x, PetscInt ldx, PetscScalar *z, PetscInt ldz)
 {
   PetscFunctionBegin;

@@ -423,6 +423,18 @@ static PetscErrorCode MatGPUFormatCopyCSR_RgCSR(Mat A, void *stream, const Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The diagonal read from the built layout's rows (d NULL: only ask) */
+static PetscErrorCode MatGPUFormatDiagonal_RgCSR(Mat A, void *stream, PetscScalar *d, PetscBool *can)
+{
+  Mat_SeqRGCSRCUDA *r;
+
+  PetscFunctionBegin;
+  PetscCall(MatRgCSRGetData_Private(A, &r));
+  *can = (PetscBool)(r->m == A->rmap->n && r->d_rl);
+  if (*can && d) PetscCall(MatRgCSRCUDALaunchDiagonal(stream, r, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Z = A X for a block of nvec <= 8 vectors with one thread per row (T = 1); *can says whether this layout can (args NULL: only ask) */
 static PetscErrorCode MatGPUFormatMultBlock_RgCSR(Mat A, PetscInt nvec, const MatGPUMultArgs *args, PetscBool *can)
 {
@@ -503,6 +515,7 @@ static const MatGPUFormat MatGPUFormat_RgCSR = {
   .multblock      = MatGPUFormatMultBlock_RgCSR,
   .copycsr        = MatGPUFormatCopyCSR_RgCSR,
   .multdot        = MatGPUFormatMultDot_RgCSR,
+  .diagonal       = MatGPUFormatDiagonal_RgCSR,
 };
 
 /*MC

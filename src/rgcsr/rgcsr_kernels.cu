@@ -31,6 +31,13 @@ PetscErrorCode MatRgCSRCUDALaunchMultTranspose(void *s, const Mat_SeqRGCSRCUDA *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatRgCSRCUDALaunchDiagonal(void *s, const Mat_SeqRGCSRCUDA *r, PetscScalar *d)
+{
+  PetscFunctionBegin;
+  PetscCall(MatRowGroupLaunchDiagonal((cudaStream_t)s, r->m, r->G, r->T, r->d_gp, r->d_perm, r->d_rl, r->d_col, r->d_val, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *s, const Mat_SeqRGCSRCUDA *r, PetscInt nv, const PetscScalar *x, PetscInt ldx, PetscScalar *z, PetscInt ldz)
 {
   PetscFunctionBegin;

@@ -60,6 +60,7 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMult(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchGather(void *, PetscInt, PetscInt, const PetscInt *, const int *, const int *, const PetscScalar *, PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatELLRCUDALaunchDiagonal(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchFill(void *, PetscInt, PetscInt, PetscInt, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *, int *, int *, PetscScalar *);
 PETSC_EXTERN PetscErrorCode MatELLRCUDAGetDeviceLayout(Mat, MatELLRLayout *);
 PETSC_INTERN PetscErrorCode MatELLRCUDALaunchMultBlock(void *, PetscInt, PetscInt, const int *, const int *, const PetscScalar *, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);

@@ -124,6 +124,10 @@ struct _MatGPUFormat {
   /* optional: the built layout's device array that holds the values in the CSR's order, and its length (*val NULL:
      the layout keeps them otherwise); a value refresh then uploads the host values into it, with no temporary */
   PetscErrorCode (*valuearray)(Mat, PetscScalar **, PetscCount *);
+  /* optional: the built layout's diagonal read from the layout itself into the device array d of A's m rows (0 where a
+     row has no diagonal entry), on the given stream, where it does not hold the values in CSR order (MatGetDiagonal());
+     *can: PETSC_FALSE where this layout cannot; d NULL: only ask */
+  PetscErrorCode (*diagonal)(Mat, void *, PetscScalar *, PetscBool *);
 };
 
 /* A MATSEQAIJCUSPARSE over the host CSR arrays of a seq matrix X, for aijcusparse's products and factorizations (src/base/gpumat_shadow.c) */
@@ -183,6 +187,7 @@ typedef struct {
   PetscBool           fallback_reported; /* PetscInfo said once why a product ran on the host */
   PetscInt           *d_diagpos;    /* device: each row's diagonal entry in the CSR order (-1: none), for MatGetDiagonal() */
   PetscObjectState    diagpos_nonzerostate; /* the pattern d_diagpos was found in */
+  const char         *diagonal_from; /* where the last MatGetDiagonal() into a device vector read the diagonal (MatView; NULL: none yet) */
 
   /* compressed rows: the device copy holds only the nonempty rows (MPI off-diagonal blocks) */
   PetscBool    compress_rows; /* asked for: MatGPUMatSetCompressedRows() or -mat_gpumat_compressed_rows */

@@ -79,6 +79,7 @@ PETSC_EXTERN PetscErrorCode MatRGCSRCUDAGetDeviceLayout(Mat, MatRgCSRLayout *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDABuildGroups(Mat, void *, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt *, int **, int **, PetscCount **, PetscInt *, PetscCount *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchFill(void *, const Mat_SeqRGCSRCUDA *, PetscBool, const PetscInt *, const PetscInt *, const PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchGather(void *, const Mat_SeqRGCSRCUDA *, const PetscInt *, PetscInt *, PetscScalar *);
+PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchDiagonal(void *, const Mat_SeqRGCSRCUDA *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMult(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultDot(void *, const Mat_SeqRGCSRCUDA *, const PetscScalar *, PetscScalar *, const MatGPUMatDotSums *, PetscInt *);
 PETSC_INTERN PetscErrorCode MatRgCSRCUDALaunchMultBlock(void *, const Mat_SeqRGCSRCUDA *, PetscInt, const PetscScalar *, PetscInt, PetscScalar *, PetscInt);

@@ -197,6 +197,15 @@ __global__ void __launch_bounds__(MATROWGROUP_BLOCK) rowgroup_gather(int m, int 
   if (tid < (long long)m * T) MatRowGroupGatherThread(tid, m, G, T, ONE_GROUP ? nullptr : gp, ONE_GROUP ? nullptr : perm, ai, rl, col, val, aj, aa);
 }
 
+/* The diagonal read from the layout, one thread per stored row */
+template <bool ONE_GROUP>
+__global__ void __launch_bounds__(MATROWGROUP_BLOCK) rowgroup_diagonal(int m, int G, int T, const PetscCount *__restrict__ gp, const int *__restrict__ perm, const int *__restrict__ rl, const int *__restrict__ col, const PetscScalar *__restrict__ val, PetscScalar *d)
+{
+  const long long p = (long long)blockIdx.x * MATROWGROUP_BLOCK + threadIdx.x;
+
+  if (p < m) MatRowGroupDiagonalThread((int)p, m, G, T, ONE_GROUP ? nullptr : gp, ONE_GROUP ? nullptr : perm, rl, col, val, d);
+}
+
 /* launch(std::integral_constant<int, T>{}) for threads per row T in 1, 2, 4, ..., 32 */
 template <class Launch>
 PetscErrorCode MatRowGroupWithT(PetscInt T, Launch &&launch)
@@ -271,6 +280,19 @@ static inline PetscErrorCode MatRowGroupLaunchFill(cudaStream_t stream, PetscInt
   if (!m) PetscFunctionReturn(PETSC_SUCCESS);
   if (gp) rowgroup_fill<false><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, (int)width, gp, perm, (int)structure, ai, aj, aa, rl, col, val);
   else rowgroup_fill<true><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, (int)width, gp, perm, (int)structure, ai, aj, aa, rl, col, val);
+  PetscCall(MatGPUMatCheckLaunch(stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The diagonal of the layout into d (0 where a row has none); gp NULL: one group of all m rows */
+static inline PetscErrorCode MatRowGroupLaunchDiagonal(cudaStream_t stream, PetscInt m, PetscInt G, PetscInt T, const PetscCount *gp, const int *perm, const int *rl, const int *col, const PetscScalar *val, PetscScalar *d)
+{
+  const unsigned int nb = MatRowGroupBlocks(m);
+
+  PetscFunctionBegin;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  if (gp) rowgroup_diagonal<false><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, gp, perm, rl, col, val, d);
+  else rowgroup_diagonal<true><<<nb, MATROWGROUP_BLOCK, 0, stream>>>((int)m, (int)G, (int)T, gp, perm, rl, col, val, d);
   PetscCall(MatGPUMatCheckLaunch(stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -73,3 +73,26 @@ static inline MATROWGROUP_HOST_DEVICE void MatRowGroupGatherThread(long long tid
     if (aa) aa[start + k] = val[s];
   }
 }
+
+/*
+  The diagonal, thread by thread: thread p (a stored row) writes d[i], i its matrix row, the value of the row's entry in
+  column i, 0 where it has none. The columns of a row ascend (CSR's order, which the build keeps), so the walk stops at
+  the first column at or past i. With T lanes, entry k of the row sits at lane k % T's (k / T)-th slot.
+*/
+static inline MATROWGROUP_HOST_DEVICE void MatRowGroupDiagonalThread(int p, int m, int G, int T, const PetscCount *gp, const int *perm, const int *rl, const int *col, const PetscScalar *val, PetscScalar *d)
+{
+  const int   i = perm ? perm[p] : p, len = rl[p];
+  PetscScalar v = 0;
+  PetscCount  first, step;
+  int         K;
+
+  MatRowGroupSlots(m, G, T, 0, gp, p, 0, &first, &step, &K);
+  for (int k = 0; k < len; k++) {
+    const PetscCount s = first + (PetscCount)(k / T) * step + k % T;
+
+    if (col[s] < i) continue;
+    if (col[s] == i) v = val[s];
+    break;
+  }
+  d[i] = v;
+}
