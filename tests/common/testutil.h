@@ -292,6 +292,24 @@ static inline PetscErrorCode TestCreateGenerated(PetscInt idx, char name[], size
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Whether d[] is, bit for bit, the diagonal that SeqAIJ's MatGetDiagonal() gives of A (zeros where a row has none) */
+static inline PetscErrorCode TestSameDiagonal(Mat A, const PetscScalar d[], PetscBool *same)
+{
+  PetscInt           m;
+  Vec                v;
+  const PetscScalar *va;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, m, &v));
+  PetscCall(MatGetDiagonal(A, v));
+  PetscCall(VecGetArrayRead(v, &va));
+  *same = (PetscBool)(!m || !memcmp(d, va, (size_t)m * sizeof(PetscScalar)));
+  PetscCall(VecRestoreArrayRead(v, &va));
+  PetscCall(VecDestroy(&v));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* ---------- float64 host reference ---------- */
 
 /* z = op(A) x (+ y) in double precision from the host CSR of a SeqAIJ (or subclass) matrix */

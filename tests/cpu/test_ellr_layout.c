@@ -143,6 +143,17 @@ static PetscErrorCode TestEmulation(void)
         }
         TEST_CHECK(ok && L.width % T == 0 && L.width - L.maxlen < T, "ELLR-T (T=%" PetscInt_FMT ") slots and padding of %s (width %" PetscInt_FMT ", longest row %" PetscInt_FMT ")", T, name, L.width, L.maxlen);
       }
+      { /* the diagonal read from the layout's rows (the device kernel's threads), into a poisoned array: AIJ's bit for bit */
+        PetscScalar *d;
+        PetscBool    same = PETSC_FALSE;
+
+        PetscCall(PetscMalloc1(m + 1, &d));
+        for (PetscInt i = 0; i < m; i++) d[i] = PETSC_MAX_REAL;
+        PetscCall(MatRowGroupEmulateDiagonal(m, m, T, NULL, NULL, L.rl, L.col, L.val, d));
+        PetscCall(TestSameDiagonal(A, d, &same));
+        TEST_CHECK(same, "ELLR-T (T=%" PetscInt_FMT ") diagonal from the layout, emulated on %s: bit for bit AIJ's", T, name);
+        PetscCall(PetscFree(d));
+      }
       {
         /* the device build, thread by thread (MatRowGroupFillThread(), which the kernel runs), into poisoned arrays
            allocated as the device's are (nothing where nothing is stored): bit for bit the host layout; then a

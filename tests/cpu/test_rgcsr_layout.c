@@ -115,6 +115,17 @@ static PetscErrorCode TestEmulation(void)
           }
         }
         TEST_CHECK(isperm && slots, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " on %s: permutation, window order and slots", G, T, W, name);
+        { /* the diagonal read from the layout's rows (the device kernel's threads), into a poisoned array: AIJ's bit for bit */
+          PetscScalar *d;
+          PetscBool    same = PETSC_FALSE;
+
+          PetscCall(PetscMalloc1(m + 1, &d));
+          for (PetscInt i = 0; i < m; i++) d[i] = PETSC_MAX_REAL;
+          PetscCall(MatRowGroupEmulateDiagonal(m, G, T, L.gp, L.perm, L.rl, L.col, L.val, d));
+          PetscCall(TestSameDiagonal(A, d, &same));
+          TEST_CHECK(same, "RgCSR G=%" PetscInt_FMT " T=%" PetscInt_FMT " W=%" PetscInt_FMT " diagonal from the layout, emulated on %s: bit for bit AIJ's", G, T, W, name);
+          PetscCall(PetscFree(d));
+        }
         {
           /* the device build's fill step, thread by thread (MatRowGroupFillThread(), which the kernel runs), from the
              groups step's output (here the host's), into poisoned arrays: bit for bit the host layout; then a value

@@ -14,6 +14,7 @@ PetscErrorCode MatCMRSLayoutMultScan(const MatCMRSLayout *, PetscInt, PetscInt, 
 PetscErrorCode MatCMRSLayoutMultScanSplit(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSSplit *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatCMRSLayoutMultScanHeavy(const MatCMRSLayout *, PetscInt, PetscInt, const MatCMRSHeavy *, const PetscScalar[], const PetscScalar[], PetscScalar[]);
 PetscErrorCode MatRowGroupEmulateMult(PetscInt, PetscInt, PetscInt, const PetscCount[], const int[], const int[], const int[], const PetscScalar[], const PetscScalar[], const PetscScalar[], PetscScalar[]);
+PetscErrorCode MatRowGroupEmulateDiagonal(PetscInt, PetscInt, PetscInt, const PetscCount[], const int[], const int[], const int[], const PetscScalar[], PetscScalar[]);
 /* the host layouts, the oracles of the device builds (ellr_layout.c, rgcsr_layout.c) */
 PetscErrorCode MatELLRLayoutMeasure(PetscInt, PetscInt, const PetscInt[], PetscInt, PetscInt *, PetscInt *, PetscCount *);
 PetscErrorCode MatELLRLayoutCreate(PetscInt, PetscInt, const PetscInt[], const PetscInt[], const PetscScalar[], PetscInt, MatELLRLayout *);

@@ -29,3 +29,11 @@ PetscErrorCode MatRowGroupEmulateMult(PetscInt m, PetscInt G, PetscInt T, const 
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The layout's diagonal as the device kernel reads it: every stored row's thread (MatRowGroupDiagonalThread()) in turn */
+PetscErrorCode MatRowGroupEmulateDiagonal(PetscInt m, PetscInt G, PetscInt T, const PetscCount gp[], const int perm[], const int rl[], const int col[], const PetscScalar val[], PetscScalar d[])
+{
+  PetscFunctionBegin;
+  for (PetscInt p = 0; p < m; p++) MatRowGroupDiagonalThread((int)p, (int)m, (int)G, (int)T, gp, perm, rl, col, val, d);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
