@@ -706,8 +706,8 @@ static PetscErrorCode CheckProductAYPX(const char *type)
   MatGetDiagonal() into a device vector stays on the device (PCJACOBI's set-up, every level of GAMG and PCMG): the
   vector is not left valid only on the host, so the device reciprocal and norm that follow copy nothing to the device;
   the values are AIJ's, missing diagonal entries (zeros) and rectangular matrices included; the output poisoned first;
-  before the first product (from the host master copy) and after it with new values (CMRS and CSR gather it from
-  their built layout)
+  before the first product (from the host master copy) and after it with new values (from the built layout: ELLPACK-R
+  and RgCSR read it from their rows, CMRS and CSR gather it from their values in CSR order; MatView says which)
 */
 static PetscErrorCode CheckDiagonalOnDevice(const char *type)
 {
@@ -754,6 +754,18 @@ static PetscErrorCode CheckDiagonalOnDevice(const char *type)
       PetscCall(VecAXPY(vh, -1.0, v));
       PetscCall(VecNorm(vh, NORM_INFINITY, &diff));
       TEST_CHECK(up[1] == up[0] && diff == 0, "%s %" PetscInt_FMT "x%" PetscInt_FMT "%s: MatGetDiagonal into a device vector leaves it on the device (%" PetscInt_FMT " host-to-device vector copies after) and equals AIJ's (difference %g)", type, sizes[c][0], sizes[c][1], built ? ", layout built, new values" : "", up[1] - up[0], (double)diff);
+      if (built) { /* the root names as tests/run.sh gives them; autocuda: either, by its candidate */
+        const char *rows = "the last MatGetDiagonal into a device vector: read on the device from the layout's rows";
+        const char *csr  = "the last MatGetDiagonal into a device vector: gathered on the device from the layout's values in CSR order";
+        PetscBool   byrows, bycsr, ok;
+        char        text[8192];
+
+        PetscCall(PetscStrcmpAny(type, &byrows, MATELLRCUDA, MATRGCSRCUDA, ""));
+        PetscCall(PetscStrcmpAny(type, &bycsr, MATCMRSCUDA, MATCSRCUDA, ""));
+        PetscCall(TestViewInfoText(A, text, sizeof(text)));
+        ok = (PetscBool)(byrows ? !!strstr(text, rows) : bycsr ? !!strstr(text, csr) : strstr(text, rows) || strstr(text, csr));
+        TEST_CHECK(ok, "%s %" PetscInt_FMT "x%" PetscInt_FMT ": MatView says the built layout gave the diagonal on the device (%s)", type, sizes[c][0], sizes[c][1], byrows ? "from its rows" : bycsr ? "from its values in CSR order" : "either");
+      }
     }
     PetscCall(VecDestroy(&v));
     PetscCall(VecDestroy(&vh));
