@@ -66,6 +66,12 @@ def main():
             check(norm(rows[name]) == norm(value), f"{name}: README default '{rows[name]}', -help '{value}'")
     for name in sorted(rows):
         check(name in helped, f"{name} (in the README) is listed by -help")
+        if name not in helped:  # the help texts' lines of its family, to tell a missing option from a garbled line
+            family = name[: name.rindex("_") + 1]
+            for f in sys.argv[2:]:
+                lines = [line.rstrip() for line in open(f, errors="replace") if family in line]
+                for line in lines[:5]:
+                    print(f"  {f}: {line}")
     return 1 if fails else 0
 
 
