@@ -8,6 +8,7 @@ table (a blank line inside it ends it, and the rows after it render as text). Ev
 option that -help lists (and aijcusparse's `-mat_cusparse_...` keys our types read) must have a row whose default (the first word of the second column) equals -help's
 current value, and every row must name an option -help lists. Prints PASS/FAIL lines.
 """
+import os
 import re
 import sys
 
@@ -72,6 +73,11 @@ def main():
                 lines = [line.rstrip() for line in open(f, errors="replace") if family in line]
                 for line in lines[:5]:
                     print(f"  {f}: {line}")
+    if fails:  # what the programs wrote on stderr (run.sh keeps it beside each help text): a crash shows here
+        for f in sys.argv[2:]:
+            err = f[: -len(".txt")] + ".err" if f.endswith(".txt") else None
+            if err and os.path.exists(err) and os.path.getsize(err):
+                print(f"stderr of {f}:\n" + open(err, errors="replace").read().rstrip())
     return 1 if fails else 0
 
 
